@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+
+/** The supervisor's effective configuration: supervisor.toml, overridden by the environment, then flags. */
+export interface SupervisorConfig {
+  /** `$GC_HOME`: registry, supervisor log, supervisor.toml, runtime files. */
+  home: string;
+  bind: string;
+  port: number;
+  /** Set: the JetStream journal at this URL. Unset: the file journal. */
+  natsUrl: string | undefined;
+  heartbeatMs: number;
+  tickMs: number;
+  /** Allow mutations even when bound to a non-loopback address. */
+  allowMutations: boolean;
+}
+
+export type ConfigOverrides = Partial<SupervisorConfig>;
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** True when the bind address keeps the API on this machine. Pure. */
+export const isLoopbackBind = (bind: string): boolean => LOOPBACK.has(bind);
+
+/** Parses `500ms`, `1s`, `2m`, `1h`, or a bare number of milliseconds. Pure; throws on anything else. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new Error(`invalid duration "${text}" (use e.g. 500ms, 15s, 2m)`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 'ms';
+  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
+}
+
+interface TomlSupervisor {
+  bind?: unknown;
+  port?: unknown;
+  nats_url?: unknown;
+  heartbeat?: unknown;
+  tick?: unknown;
+  patrol_interval?: unknown;
+  allow_mutations?: unknown;
+}
+
+function readToml(home: string): TomlSupervisor {
+  let text: string;
+  try {
+    text = readFileSync(join(home, 'supervisor.toml'), 'utf8');
+  } catch {
+    return {};
+  }
+  const doc = parseToml(text) as { supervisor?: TomlSupervisor };
+  return doc.supervisor ?? {};
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * Loads the configuration. Reads `$GC_HOME/supervisor.toml` (keys `[supervisor] bind, port, nats_url,
+ * heartbeat, tick` (or upstream's `patrol_interval`), `allow_mutations`); throws on an invalid value.
+ */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  flags: ConfigOverrides = {},
+): SupervisorConfig {
+  const home = resolve(flags.home ?? str(env.GC_HOME) ?? join(homedir(), '.gc'));
+  const file = readToml(home);
+  const port = flags.port ?? Number(str(env.GC_PORT) ?? file.port ?? 8372);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${String(port)}`);
+  const duration = (v: unknown, fallback: string): number =>
+    parseDuration(typeof v === 'number' ? `${v}ms` : (str(v) ?? fallback));
+  return {
+    home,
+    bind: flags.bind ?? str(env.GC_BIND) ?? str(file.bind) ?? '127.0.0.1',
+    port,
+    natsUrl: flags.natsUrl ?? str(env.GC_NATS_URL) ?? str(file.nats_url),
+    heartbeatMs: flags.heartbeatMs ?? duration(env.GC_HEARTBEAT ?? file.heartbeat, '15s'),
+    tickMs: flags.tickMs ?? duration(env.GC_TICK ?? file.tick ?? file.patrol_interval, '2s'),
+    allowMutations: flags.allowMutations ?? (env.GC_ALLOW_MUTATIONS === '1' || file.allow_mutations === true),
+  };
+}

@@ -1,0 +1,87 @@
+import type { Journal } from './journal/journal.ts';
+import { SUPERVISOR_LOG } from './journal/journal.ts';
+
+/**
+ * A city as the HTTP layer may see it: its log (for event routes) and whether it is running (typed
+ * per-city routes answer 404 until it is). `services` holds per-city read models started by the
+ * reconciler's phases (the bead store, …), keyed by service name.
+ */
+export interface LiveCity {
+  readonly name: string;
+  readonly path: string;
+  readonly journal: Journal;
+  readonly running: boolean;
+  readonly services: Readonly<Record<string, unknown>>;
+}
+
+export type LiveCityChange =
+  | { kind: 'attached'; city: LiveCity }
+  | { kind: 'updated'; city: LiveCity }
+  | { kind: 'detached'; city: LiveCity };
+
+/**
+ * The in-memory read model of the cities whose logs are open: running cities and transient ones
+ * (starting, failed, being unregistered). The supervisor writes it; HTTP routes and the supervisor event
+ * stream read it and listen for attach/detach. It does no I/O.
+ */
+export class LiveCities {
+  readonly #cities = new Map<string, LiveCity>();
+  readonly #listeners = new Set<(change: LiveCityChange) => void>();
+
+  constructor(readonly supervisorLog: Journal) {}
+
+  /** Adds or replaces a city; listeners hear `attached` (new name) or `updated`. */
+  set(city: LiveCity): void {
+    const existed = this.#cities.has(city.name);
+    this.#cities.set(city.name, city);
+    this.#emit({ kind: existed ? 'updated' : 'attached', city });
+  }
+
+  /** Merges `patch` into a city that is present; no-op when absent. */
+  update(name: string, patch: Partial<Omit<LiveCity, 'name'>>): void {
+    const city = this.#cities.get(name);
+    if (city) this.set({ ...city, ...patch });
+  }
+
+  remove(name: string): void {
+    const city = this.#cities.get(name);
+    if (!city) return;
+    this.#cities.delete(name);
+    this.#emit({ kind: 'detached', city });
+  }
+
+  get(name: string): LiveCity | undefined {
+    return this.#cities.get(name);
+  }
+
+  /** The city only when it is running: what every typed per-city route serves. */
+  running(name: string): LiveCity | undefined {
+    const city = this.#cities.get(name);
+    return city?.running ? city : undefined;
+  }
+
+  list(): LiveCity[] {
+    return [...this.#cities.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Every log in the supervisor mux now, `__supervisor__` included, keyed by cursor name. */
+  logs(): Map<string, Journal> {
+    const logs = new Map<string, Journal>([[SUPERVISOR_LOG, this.supervisorLog]]);
+    for (const city of this.#cities.values()) logs.set(city.name, city.journal);
+    return logs;
+  }
+
+  /** Listens for attach/update/detach; returns the function that stops listening. */
+  onChange(listener: (change: LiveCityChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  get listenerCount(): number {
+    return this.#listeners.size;
+  }
+
+  #emit(change: LiveCityChange): void {
+    for (const listener of this.#listeners) listener(change);
+  }
+}

@@ -1,0 +1,68 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import ajvFormats from 'ajv-formats';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { AppDeps } from './deps.ts';
+import { newRequestId, registerMiddleware } from './middleware.ts';
+import { errorHandler, problem, sendProblem } from './problem.ts';
+import { cityRoutes } from './routes/cities.ts';
+import { eventRoutes } from './routes/events.ts';
+import { healthRoutes } from './routes/health.ts';
+import { openapiRoutes } from './routes/openapi.ts';
+
+export type App = FastifyInstance;
+
+/**
+ * Builds the control plane's Fastify app without listening (tests `inject` into it; `main.ts` listens).
+ * Unknown body fields are rejected, not stripped: Fastify's default Ajv would silently drop them.
+ */
+export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: false,
+    genReqId: newRequestId,
+    bodyLimit: 1024 * 1024,
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
+      plugins: [ajvFormats as never],
+    },
+    ...options,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // A mutation without a body (unregister, stop) may still say `Content-Type: application/json`.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const err = new Error('request body is not valid JSON') as Error & { statusCode: number };
+      err.statusCode = 400;
+      done(err, undefined);
+    }
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Gas City supervisor control plane', version: '0' },
+    },
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      problem(404, `not_found: no route for ${request.method} ${request.url.split('?')[0]}`),
+    ),
+  );
+  registerMiddleware(app, { readOnly: deps.readOnly });
+
+  await app.register(async (scope) => {
+    healthRoutes(scope, deps);
+    cityRoutes(scope, deps);
+    eventRoutes(scope, deps);
+    openapiRoutes(scope);
+  });
+  return app;
+}

@@ -1,0 +1,11 @@
+import type { SupervisorConfig } from '../actors/config.ts';
+import type { LiveCities } from '../actors/liveCities.ts';
+
+/** What the HTTP layer needs from the rest of the supervisor. Routes take these, never globals. */
+export interface AppDeps {
+  config: SupervisorConfig;
+  /** Open city logs and running state: the read model every per-city and event route serves from. */
+  cities: LiveCities;
+  /** Mutations answer 403 read_only (bound to a non-loopback address without allow_mutations). */
+  readOnly: boolean;
+}
