@@ -40,7 +40,7 @@ export class MemoryJournal implements Journal {
     if (options.expectedSeq !== undefined && options.expectedSeq !== head) {
       throw new SeqConflictError(this.name, options.expectedSeq, head);
     }
-    const event = { ...draft, seq: head + 1, ts: draft.ts ?? new Date().toISOString() } as JournalEvent;
+    const event = { ...draft, seq: head + 1, ts: draft.ts ?? new Date().toISOString() };
     this.#events.push(event);
     if (options.msgId !== undefined) this.#msgIds.set(options.msgId, event);
     this.#notifier.notify();
