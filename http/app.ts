@@ -5,9 +5,12 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppDeps } from './deps.ts';
 import { newRequestId, registerMiddleware } from './middleware.ts';
 import { errorHandler, problem, sendProblem } from './problem.ts';
+import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
+import { convoyRoutes } from './routes/convoys.ts';
 import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
+import { mailRoutes } from './routes/mail.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 
 export type App = FastifyInstance;
@@ -62,6 +65,9 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     healthRoutes(scope, deps);
     cityRoutes(scope, deps);
     eventRoutes(scope, deps);
+    beadRoutes(scope, deps);
+    mailRoutes(scope, deps);
+    convoyRoutes(scope, deps);
     openapiRoutes(scope);
   });
   return app;

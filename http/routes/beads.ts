@@ -1,0 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../deps.ts';
+
+/** The beads family under /v0/city/{cityName} (issue: beads, mail and convoys). */
+export function beadRoutes(_app: FastifyInstance, _deps: AppDeps): void {}
