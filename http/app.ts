@@ -50,6 +50,13 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
       openapi: '3.1.0',
       info: { title: 'Gas City supervisor control plane', version: '0' },
     },
+    // Shared schemas (`addSchema` + `$ref`) become components named by their `$id`, not `def-N`, and keep
+    // `const` (OpenAPI 3.1 is JSON Schema 2020-12; the typed event unions discriminate on it).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+    convertConstToEnum: false,
   });
 
   app.setErrorHandler(errorHandler);
