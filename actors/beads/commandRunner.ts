@@ -1,0 +1,180 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isSeqConflict, UnavailableError } from '../errors.ts';
+import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
+import type { BeadCommand, ResultOf } from '../../machines/beads/commands.ts';
+import { decide } from '../../machines/beads/decide.ts';
+import { evolve } from '../../machines/beads/evolve.ts';
+import type { BeadModel } from '../../machines/beads/model.ts';
+import { rejectionError } from './rejections.ts';
+import { backoffMs, type RetryPolicy } from './retryPolicy.ts';
+
+/** What a runner needs besides its journal and model. */
+export interface RunnerOptions {
+  clock: () => Date;
+  retry: RetryPolicy;
+  /** Events read per `list` call while folding. */
+  pageSize: number;
+  /** Told when following the journal fails (it is retried); default: a line on stderr. */
+  onError: (err: unknown) => void;
+}
+
+interface Waiter {
+  index: number;
+  done(reached: boolean): void;
+}
+
+/**
+ * The bead store's actor runtime: the only writer of its model.
+ *
+ * - Commands run one at a time: decide on the model (pure), append the state event with
+ *   `expectedSeq` = the seq the decision was taken at, and only once it is durable fold it into the model;
+ *   notices follow unfenced. A `SeqConflictError` (someone else appended first) folds the missed events
+ *   and decides again, under {@link RetryPolicy}.
+ * - A journal subscription folds every other event as it lands (other families' events advance the
+ *   city's index; other writers' bead events change beads). Folding is by seq, exactly once: an event
+ *   at or below the model's seq is skipped, a gap is filled by reading the journal first.
+ * - Blocking reads wait here until the model's seq passes an index.
+ */
+export class BeadCommandRunner {
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #waiters = new Set<Waiter>();
+  #subscription: Subscription | undefined;
+  #following: Promise<void> | undefined;
+  #reading: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(
+    readonly journal: Journal,
+    readonly model: BeadModel,
+    private readonly options: RunnerOptions,
+  ) {}
+
+  /**
+   * Folds the whole log, then follows it. Effects: reads the journal from the model's seq to its head.
+   * @throws UnavailableError when the journal cannot be read.
+   */
+  async start(): Promise<void> {
+    await this.catchUp();
+    this.#following = this.#follow();
+  }
+
+  /**
+   * Queues `command` behind the ones already queued and resolves with its result once its events are
+   * durable and folded.
+   * @throws the catalogue error of a refusal (404, 409, 400, 422); SeqConflictError when the retries are
+   *   spent; UnavailableError when the journal cannot append or the runner is stopped.
+   */
+  run<C extends BeadCommand>(command: C, actor: string): Promise<ResultOf<C>> {
+    if (this.#stopped) return Promise.reject(new UnavailableError('bead store is stopped'));
+    const task = this.#tail.then(() => this.#execute(command, actor));
+    this.#tail = task.catch(() => undefined);
+    return task;
+  }
+
+  async #execute<C extends BeadCommand>(command: C, actor: string): Promise<ResultOf<C>> {
+    for (let attempt = 0; ; attempt++) {
+      const outcome = decide(this.model, command, { actor, now: this.options.clock().toISOString() });
+      if (!outcome.ok) throw rejectionError(outcome.rejection);
+      const { event, notices, result } = outcome.decision;
+      if (event) {
+        try {
+          await this.#accept(await this.journal.append(event, { expectedSeq: this.model.seq }));
+        } catch (err) {
+          if (!isSeqConflict(err) || attempt >= this.options.retry.retries) throw err;
+          await this.catchUp();
+          await sleep(backoffMs(this.options.retry, attempt));
+          continue;
+        }
+      }
+      for (const notice of notices) await this.#accept(await this.journal.append(notice));
+      return result;
+    }
+  }
+
+  /** Folds an event this runner appended, reading any events before it that it has not seen yet. */
+  async #accept(event: JournalEvent): Promise<void> {
+    if (event.seq > this.model.seq + 1) await this.catchUp();
+    this.#apply(event);
+  }
+
+  /** Folds `event` if it is the next one; earlier ones were folded already. */
+  #apply(event: JournalEvent): void {
+    if (event.seq !== this.model.seq + 1) return;
+    evolve(this.model, event);
+    if (this.#waiters.size === 0) return;
+    for (const waiter of this.#waiters) if (this.model.seq > waiter.index) waiter.done(true);
+  }
+
+  /**
+   * Folds every event after the model's seq that the journal has now. Concurrent callers share one
+   * read. Effects: pages through `journal.list`.
+   */
+  async catchUp(): Promise<void> {
+    while (this.#reading) await this.#reading;
+    const reading = this.#readForward();
+    this.#reading = reading;
+    try {
+      await reading;
+    } finally {
+      this.#reading = undefined;
+    }
+  }
+
+  async #readForward(): Promise<void> {
+    for (;;) {
+      const page = await this.journal.list({ afterSeq: this.model.seq, limit: this.options.pageSize });
+      if (page.length === 0) return;
+      for (const event of page) this.#apply(event);
+    }
+  }
+
+  async #follow(): Promise<void> {
+    while (!this.#stopped) {
+      const subscription = this.journal.subscribe(this.model.seq);
+      this.#subscription = subscription;
+      try {
+        for await (const event of subscription) await this.#accept(event);
+        return; // the journal or this runner closed it
+      } catch (err) {
+        if (this.#stopped) return;
+        this.options.onError(err);
+        await subscription.close().catch(() => undefined);
+        await sleep(1000);
+      }
+    }
+  }
+
+  /**
+   * Resolves true once the model's seq is above `index`, false after `timeoutMs`, on `signal`'s abort
+   * or when the runner stops.
+   */
+  waitForIndex(index: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.model.seq > index) return Promise.resolve(true);
+    if (this.#stopped || signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const abort = () => waiter.done(false);
+      const timer = setTimeout(abort, timeoutMs);
+      const waiter: Waiter = {
+        index,
+        done: (reached) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', abort);
+          this.#waiters.delete(waiter);
+          resolve(reached);
+        },
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** Stops following the journal, lets queued commands finish, and releases every waiter. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    for (const waiter of this.#waiters) waiter.done(false);
+    await this.#subscription?.close().catch(() => undefined);
+    await this.#following;
+    await this.#tail;
+  }
+}

@@ -1,0 +1,11 @@
+/** The beads family's actor side: the per-city bead store service. */
+export { BeadStore, type CommandOptions, type KeyedOptions } from './beadStore.ts';
+export { BeadCommandRunner, type RunnerOptions } from './commandRunner.ts';
+export { requestHash } from './idempotency.ts';
+export { backoffMs, RETRY_ON_SEQ_CONFLICT, type RetryPolicy } from './retryPolicy.ts';
+export {
+  BEAD_SERVICE,
+  startBeadService,
+  type BeadService,
+  type BeadServiceOptions,
+} from './startBeadService.ts';

@@ -1,0 +1,38 @@
+import type { EventDraft } from '../../schemas/event.ts';
+
+/**
+ * Why a command was refused. A value, not an exception (machines do no I/O and know no HTTP); the
+ * actor maps each kind to the error catalogue: not_found → 404, conflict → 409, invalid → 400,
+ * idempotency_mismatch → 422.
+ */
+export interface Rejection {
+  kind: 'not_found' | 'conflict' | 'invalid' | 'idempotency_mismatch';
+  message: string;
+}
+
+/**
+ * What a command decided. `event` is the one state change (a `bead.*` event), appended fenced on the
+ * head the decision was taken at so the change is atomic; `notices` follow it unfenced (mail, convoy
+ * and claim events that only inform). No `event` means nothing changes (a no-op or a replay).
+ */
+export interface Decision<R> {
+  event?: EventDraft;
+  notices: EventDraft[];
+  result: R;
+}
+
+export type Outcome<R> = { ok: true; decision: Decision<R> } | { ok: false; rejection: Rejection };
+
+export const accept = <R>(result: R, event?: EventDraft, notices: EventDraft[] = []): Outcome<R> => ({
+  ok: true,
+  decision: event ? { event, notices, result } : { notices, result },
+});
+
+export const reject = (kind: Rejection['kind'], message: string): Outcome<never> => ({
+  ok: false,
+  rejection: { kind, message },
+});
+
+/** Not found, as every family words it. */
+export const notFound = (what: string, id: string): Outcome<never> =>
+  reject('not_found', `${what} ${id} not found`);

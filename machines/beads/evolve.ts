@@ -1,0 +1,76 @@
+import type { JournalEvent } from '../../schemas/event.ts';
+import { isBeadStateEvent } from './events.ts';
+import { idNumber } from './ids.ts';
+import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, ROOT_KEY, type BeadModel, type StoredBead } from './model.ts';
+
+/**
+ * Folds one journal event into the model: `bead.*` events replace (or remove) their bead, every event
+ * advances `seq`. Events must come in seq order; one at or below `model.seq` is ignored, so folding an
+ * event twice is harmless.
+ *
+ * Deterministic and free of I/O, but it mutates `model` in place: a city folds up to millions of events
+ * at start-up, and copying maps per event would blow that budget. Callers that need the previous state
+ * must not share the model.
+ */
+export function evolve(model: BeadModel, event: JournalEvent): void {
+  if (event.seq <= model.seq) return;
+  model.seq = event.seq;
+  if (!isBeadStateEvent(event.type)) return;
+  const bead = beadOf(event);
+  if (!bead) return;
+  if (event.type === 'bead.deleted') {
+    remove(model, bead.id);
+    return;
+  }
+  const previous = model.beads.get(bead.id);
+  model.beads.set(bead.id, { bead, ordinal: previous?.ordinal ?? event.seq });
+  reindex(model, bead.id, previous?.bead, bead);
+  const n = idNumber(bead.id, model.prefix);
+  if (n !== undefined && n >= model.nextNumber) model.nextNumber = n + 1;
+  if (event.type === 'bead.created') recordIdempotency(model, bead);
+}
+
+/** Folds events in order. Same contract as {@link evolve}. */
+export function evolveAll(model: BeadModel, events: Iterable<JournalEvent>): void {
+  for (const event of events) evolve(model, event);
+}
+
+/** The bead of a `bead.*` payload, or undefined when the payload is not one (a foreign writer's). */
+function beadOf(event: JournalEvent): StoredBead | undefined {
+  const payload = event.payload as { bead?: unknown } | undefined;
+  const bead = payload?.bead as StoredBead | undefined;
+  if (typeof bead !== 'object' || bead === null || typeof bead.id !== 'string') return undefined;
+  return bead;
+}
+
+function remove(model: BeadModel, id: string): void {
+  const previous = model.beads.get(id);
+  if (!previous) return;
+  model.beads.delete(id);
+  reindex(model, id, previous.bead, undefined);
+}
+
+function reindex(model: BeadModel, id: string, before?: StoredBead, after?: StoredBead): void {
+  move(model.children, id, before?.parent, after?.parent);
+  move(model.roots, id, before?.metadata?.[ROOT_KEY], after?.metadata?.[ROOT_KEY]);
+}
+
+function move(index: Map<string, Set<string>>, id: string, from?: string, to?: string): void {
+  if (from === to) return;
+  if (from) {
+    const set = index.get(from);
+    set?.delete(id);
+    if (set?.size === 0) index.delete(from);
+  }
+  if (to) {
+    let set = index.get(to);
+    if (!set) index.set(to, (set = new Set()));
+    set.add(id);
+  }
+}
+
+function recordIdempotency(model: BeadModel, bead: StoredBead): void {
+  const key = bead.metadata?.[IDEMPOTENCY_KEY];
+  const hash = bead.metadata?.[REQUEST_HASH_KEY];
+  if (key && hash && !model.idempotency.has(key)) model.idempotency.set(key, { hash, bead });
+}

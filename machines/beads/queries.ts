@@ -1,0 +1,106 @@
+import type { Bead, WorkflowDep } from '../../schemas/beads.ts';
+import { depsOf } from './beadShape.ts';
+import { RIG_KEY, type BeadEntry, type BeadModel, type StoredBead } from './model.ts';
+import { pageNewestFirst, type Page } from './paging.ts';
+import { present } from './ready.ts';
+
+/** Filters of the bead list; all given ones are ANDed. */
+export interface BeadFilter {
+  status?: string;
+  type?: string;
+  label?: string;
+  assignee?: string;
+  rig?: string;
+  /** Include closed beads (an explicit `status` includes them too). */
+  all?: boolean;
+}
+
+/** A predicate for `filter`. This is a pure function. */
+export function beadMatcher(filter: BeadFilter): (bead: StoredBead) => boolean {
+  const { status, type, label, assignee, rig, all } = filter;
+  return (b) =>
+    (status ? b.status === status : all === true || b.status !== 'closed') &&
+    (!type || b.issue_type === type) &&
+    (!label || (b.labels?.includes(label) ?? false)) &&
+    (!assignee || b.assignee === assignee) &&
+    (!rig || b.metadata?.[RIG_KEY] === rig);
+}
+
+/**
+ * One page of the beads matching `filter`, newest first, older than the cursor's `before` ordinal.
+ * This is a pure function.
+ */
+export function listBeads(model: BeadModel, filter: BeadFilter, size: number, before?: number): Page<Bead> {
+  const matches = beadMatcher(filter);
+  return pageNewestFirst(
+    model.beads.values(),
+    (e) => matches(e.bead),
+    (e) => present(model, e.bead),
+    size,
+    before,
+  );
+}
+
+const byOrdinal = (a: BeadEntry, b: BeadEntry) => a.ordinal - b.ordinal;
+
+function entries(model: BeadModel, ids: Iterable<string> | undefined): BeadEntry[] {
+  const out: BeadEntry[] = [];
+  for (const id of ids ?? []) {
+    const entry = model.beads.get(id);
+    if (entry) out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * The children of a bead, oldest first: beads whose parent it is, then the molecules its metadata
+ * names (`molecule_id`, `workflow_id`), each once. Undefined when the bead does not exist.
+ * This is a pure function.
+ */
+export function childrenOf(model: BeadModel, id: string): Bead[] | undefined {
+  const bead = model.beads.get(id)?.bead;
+  if (!bead) return undefined;
+  const children = entries(model, model.children.get(id)).sort(byOrdinal);
+  const seen = new Set(children.map((e) => e.bead.id));
+  for (const key of ['molecule_id', 'workflow_id']) {
+    const attached = bead.metadata?.[key];
+    const entry = attached ? model.beads.get(attached) : undefined;
+    if (entry && !seen.has(attached!)) {
+      seen.add(attached!);
+      children.push(entry);
+    }
+  }
+  return children.map((e) => present(model, e.bead));
+}
+
+/** A workflow graph: its root, every bead under it, and the edges among them. */
+export interface Graph {
+  root: Bead;
+  beads: Bead[];
+  deps: WorkflowDep[];
+}
+
+/**
+ * The workflow graph of `rootId`: the root plus every bead, closed ones included, whose metadata
+ * `gc.root_bead_id` is the root (oldest first), and the dependency edges among them as
+ * `{from: prerequisite, to: dependent, kind}`. Undefined when the root does not exist.
+ * This is a pure function.
+ */
+export function graphOf(model: BeadModel, rootId: string): Graph | undefined {
+  const root = model.beads.get(rootId);
+  if (!root) return undefined;
+  const members = [
+    root,
+    ...entries(model, model.roots.get(rootId))
+      .filter((e) => e !== root)
+      .sort(byOrdinal),
+  ];
+  const ids = new Set(members.map((e) => e.bead.id));
+  const deps: WorkflowDep[] = [];
+  for (const { bead } of members) {
+    for (const dep of depsOf(bead)) {
+      if (ids.has(dep.depends_on_id)) deps.push({ from: dep.depends_on_id, to: bead.id, kind: dep.type });
+    }
+  }
+  return { root: present(model, root.bead), beads: members.map((e) => present(model, e.bead)), deps };
+}
