@@ -1,0 +1,117 @@
+import type { FileHandle } from 'node:fs/promises';
+import { UnavailableError } from '../errors.ts';
+import { matchesFilter } from './filter.ts';
+import type { JournalEvent, ListFilter } from './journal.ts';
+import { readBackward, readForward } from './lineReader.ts';
+import type { Line } from './lineReader.ts';
+import type { Notifier } from './notifier.ts';
+import type { OffsetIndex } from './offsetIndex.ts';
+
+/** Wraps a failure of the journal's file as the retryable `journal_unavailable` error. */
+export function journalUnavailable(what: string, err: unknown): UnavailableError {
+  if (err instanceof UnavailableError) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new UnavailableError(`${what}: ${reason}`, 'journal_unavailable', { cause: err });
+}
+
+/** A seq bound, or `fallback` when it is absent or NaN (which no seq compares with). */
+const bound = (seq: number | undefined, fallback: number): number =>
+  seq === undefined || Number.isNaN(seq) ? fallback : seq;
+
+/**
+ * The read path of a JSONL log: seeks by seq through the offset index and reads in chunks, so no read
+ * holds more than a chunk of the file (plus the events it returns) in memory.
+ */
+export class LogReader {
+  readonly #handle: FileHandle;
+  readonly #index: OffsetIndex;
+  readonly #file: string;
+  /** Bytes of acknowledged lines now; reads never go past it, so they never see a batch being written. */
+  readonly #size: () => number;
+
+  constructor(handle: FileHandle, index: OffsetIndex, file: string, size: () => number) {
+    this.#handle = handle;
+    this.#index = index;
+    this.#file = file;
+    this.#size = size;
+  }
+
+  /**
+   * Lists matching events: `afterSeq`/`beforeSeq` bound the bytes read, `order: 'desc'` reads backwards
+   * from the end and stops at `limit`.
+   * @throws UnavailableError when the file cannot be read.
+   */
+  async list(filter: ListFilter): Promise<JournalEvent[]> {
+    const head = this.#index.head;
+    const from = Math.max(1, Math.floor(bound(filter.afterSeq, 0)) + 1);
+    const to = Math.min(head, Math.ceil(bound(filter.beforeSeq, Infinity)) - 1);
+    const limit = filter.limit && filter.limit > 0 ? filter.limit : Infinity;
+    const out: JournalEvent[] = [];
+    if (from > to) return out;
+    const [start, end] = this.#range(from, to);
+    const read = filter.order === 'desc' ? readBackward : readForward;
+    for await (const lines of this.#guard(read(this.#handle, start, end))) {
+      for (const line of lines) {
+        const event = this.#parse(line);
+        if (event && matchesFilter(event, filter)) out.push(event);
+        if (out.length >= limit) return out;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Yields every event with seq > `afterSeq`: those on disk first, then each batch as `notifier` reports
+   * it. Ends when `closed()` turns true (checked before each event and after each wake) or the notifier
+   * closes.
+   * @throws UnavailableError when the file cannot be read.
+   */
+  async *follow(afterSeq: number, notifier: Notifier, closed: () => boolean): AsyncGenerator<JournalEvent> {
+    let next = Math.max(1, Math.floor(bound(afterSeq, 0)) + 1);
+    while (!closed()) {
+      const head = this.#index.head;
+      if (next > head) {
+        // Checking the head and registering the wait happen in one turn, so no append slips between.
+        if (notifier.closed) return;
+        await notifier.wait();
+        continue;
+      }
+      const [start, end] = this.#range(next, head);
+      for await (const lines of this.#guard(readForward(this.#handle, start, end))) {
+        for (const line of lines) {
+          if (closed()) return;
+          const event = this.#parse(line);
+          if (!event || event.seq < next) continue;
+          next = event.seq + 1;
+          yield event;
+        }
+      }
+      next = Math.max(next, head + 1);
+    }
+  }
+
+  /** The event of a line, or undefined for a line the index does not hold (corrupt, or a stray copy). */
+  #parse(line: Line): JournalEvent | undefined {
+    try {
+      const value = JSON.parse(line.text) as JournalEvent | null;
+      return value && this.#index.holds(value.seq, line.offset) ? value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The byte range holding seqs `from..to` (1 ≤ from ≤ to ≤ head). */
+  #range(from: number, to: number): [start: number, end: number] {
+    const start = this.#index.offsetOf(from)!;
+    const end = to < this.#index.head ? this.#index.offsetOf(to + 1)! : this.#size();
+    return [start, end];
+  }
+
+  async *#guard(lines: AsyncGenerator<Line[]>): AsyncGenerator<Line[]> {
+    try {
+      yield* lines;
+    } catch (err) {
+      throw journalUnavailable(`cannot read journal ${this.#file}`, err);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import type { FileHandle } from 'node:fs/promises';
+import { readForward } from './lineReader.ts';
+import { OffsetIndex } from './offsetIndex.ts';
+
+/** What one open-time scan of a log learned: its offset index and the byte length it keeps. */
+export interface RecoveredLog {
+  index: OffsetIndex;
+  /** Bytes of whole, acknowledged lines: the offset the next append lands at. */
+  size: number;
+}
+
+const SCAN_CHUNK_BYTES = 1024 * 1024;
+/** Corrupt lines reported one by one; beyond this only a count, so a mangled file cannot flood stderr. */
+const MAX_REPORTED = 10;
+
+/**
+ * The seq of a stored line, or undefined when the line is not a valid event in this position. A valid
+ * seq exceeds every seq before it and is at most the line's number: each seq we assign takes one line,
+ * so a larger one was not written by a journal (and would make the index reserve a hole that is not there).
+ * This is a pure function.
+ */
+export function storedSeq(text: string, head: number, lineNo: number): number | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const seq = (value as { seq?: unknown }).seq;
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq)) return undefined;
+  return seq > head && seq <= lineNo ? seq : undefined;
+}
+
+/**
+ * Scans a log once, front to back, to build its offset index and to repair a crash: a torn last line
+ * (no trailing newline, or an invalid last line) is truncated away with one warning. Corrupt lines
+ * elsewhere are kept in the file, left out of the index (so reads skip them) and reported with their line
+ * number and byte offset; seqs are never renumbered.
+ * Effects: reads `handle`, may truncate its file, calls `warn`.
+ * @throws whatever reading or truncating the file throws.
+ */
+export async function recoverLog(
+  handle: FileHandle,
+  file: string,
+  warn: (message: string) => void,
+): Promise<RecoveredLog> {
+  const index = new OffsetIndex();
+  const { size } = await handle.stat();
+  let lineNo = 0;
+  let end = 0;
+  let corrupt = 0;
+  // An invalid line is only "in the middle" once another line follows it.
+  let suspect: { offset: number; lineNo: number } | undefined;
+  for await (const lines of readForward(handle, 0, size, SCAN_CHUNK_BYTES)) {
+    for (const line of lines) {
+      lineNo++;
+      if (suspect) {
+        if (++corrupt <= MAX_REPORTED) {
+          warn(`journal ${file}: skipping corrupt line ${suspect.lineNo} at byte offset ${suspect.offset}`);
+        }
+        suspect = undefined;
+      }
+      const seq = storedSeq(line.text, index.head, lineNo);
+      if (seq === undefined) suspect = { offset: line.offset, lineNo };
+      else index.push(seq, line.offset);
+      end = line.end;
+    }
+  }
+  if (corrupt > MAX_REPORTED) {
+    warn(`journal ${file}: skipped ${corrupt - MAX_REPORTED} more corrupt lines`);
+  }
+  const keep = suspect ? suspect.offset : end;
+  if (keep < size) {
+    warn(
+      `journal ${file}: truncating a torn last line at byte offset ${keep} ` +
+        `(${size - keep} bytes, left by an interrupted write)`,
+    );
+    await handle.truncate(keep);
+  }
+  return { index, size: keep };
+}
