@@ -59,13 +59,13 @@ export class MemoryJournal implements Journal {
     const events = this.#events;
     const notifier = this.#notifier;
     let closed = false;
-    const stop = new Notifier();
     async function* iterate(): AsyncGenerator<JournalEvent> {
       let next = afterSeq;
       while (!closed) {
         while (next < events.length && !closed) yield events[next++]!;
         if (closed || notifier.closed) return;
-        await Promise.race([notifier.wait(), stop.wait()]);
+        // Only the log's notifier is awaited: close() wakes it, so no per-wake waiter accumulates.
+        await notifier.wait();
       }
     }
     const it = iterate();
@@ -73,8 +73,6 @@ export class MemoryJournal implements Journal {
       [Symbol.asyncIterator]: () => it,
       close: async () => {
         closed = true;
-        stop.close();
-        // Release this subscriber's pending wait on the log; others simply re-check and wait again.
         notifier.notify();
         await it.return(undefined);
       },
