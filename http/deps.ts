@@ -1,5 +1,6 @@
 import type { SupervisorConfig } from '../actors/config.ts';
 import type { LiveCities } from '../actors/liveCities.ts';
+import type { SupervisorApi } from '../actors/supervisorApi.ts';
 
 /** What the HTTP layer needs from the rest of the supervisor. Routes take these, never globals. */
 export interface AppDeps {
@@ -8,4 +9,6 @@ export interface AppDeps {
   cities: LiveCities;
   /** Mutations answer 403 read_only (bound to a non-loopback address without allow_mutations). */
   readOnly: boolean;
+  /** City lifecycle operations, city views and readiness probes (`actors/supervisor.ts`). */
+  supervisor: SupervisorApi;
 }

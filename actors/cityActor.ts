@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { initialTransition, type SnapshotFrom } from 'xstate';
+import {
+  cityEventsFromRecord,
+  cityMachine,
+  cityStatus,
+  leafState,
+  type CityEvent,
+  type CityState,
+} from '../machines/city.machine.ts';
+
+export type { CityState };
+import type { CityConfig } from './cityConfig.ts';
+import type { CityService } from './cityServices.ts';
+import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
+import { JournaledActor } from './journaledActor.ts';
+import { LogAppender } from './logAppender.ts';
+
+export type CityMachine = typeof cityMachine;
+export type CitySnapshot = SnapshotFrom<CityMachine>;
+
+/** The city's log: `<city dir>/.gc/events.jsonl` (the JetStream backend derives its stream from it). */
+export const cityLogFile = (dir: string): string => join(dir, '.gc', 'events.jsonl');
+
+/**
+ * A city as the supervisor runs it: the city machine on the city's own log (rebuilt by replaying that log
+ * when opened), plus what only lives while the process does: the services its phases started and its
+ * parsed `city.toml`.
+ */
+export class CityActor {
+  /** Services started by the current start attempt, in start order. */
+  readonly services = new Map<string, CityService>();
+  config: CityConfig | undefined;
+
+  private constructor(
+    readonly actor: JournaledActor<CityMachine>,
+    readonly journal: Journal,
+  ) {}
+
+  /**
+   * Opens the city's log through `backend` and replays it. `wake` is the machine's effect slot: called
+   * after a committed transition that leaves work for the reconciler.
+   * Effects: opens (creating) the log; reads all of it. Throws what the backend throws.
+   */
+  static async open(
+    backend: JournalBackend,
+    entry: { name: string; path: string },
+    wake: () => void,
+  ): Promise<CityActor> {
+    const journal = await backend.open({ name: entry.name, file: cityLogFile(entry.path) });
+    const machine = cityMachine.provide({ actions: { wake: () => wake() } });
+    const [initial] = initialTransition(machine, { name: entry.name, path: entry.path });
+    const events = await journal.list();
+    const head = events.length > 0 ? events[events.length - 1]!.seq : await journal.head();
+    let city: CityActor | undefined = undefined;
+    const appender = new LogAppender(journal, head, (missed) => city?.fold(missed));
+    city = new CityActor(new JournaledActor(machine, initial, appender), journal);
+    city.fold(events);
+    return city;
+  }
+
+  get name(): string {
+    return this.snapshot.context.name;
+  }
+
+  get path(): string {
+    return this.snapshot.context.path;
+  }
+
+  get snapshot(): CitySnapshot {
+    return this.actor.snapshot;
+  }
+
+  get state(): CityState {
+    return leafState(this.snapshot.value);
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  /** Public status text (`starting_agents` while starting). */
+  get status(): string {
+    return cityStatus(this.snapshot.value);
+  }
+
+  /** Decides, records, commits (see `JournaledActor.send`). */
+  send(event: CityEvent): Promise<boolean> {
+    return this.actor.send(event);
+  }
+
+  /** Folds recorded city-log events (replay, catch-up). */
+  fold(events: readonly JournalEvent[]): void {
+    this.actor.fold(events.flatMap(cityEventsFromRecord));
+  }
+
+  /** What routes see of the started services (`LiveCity.services`). */
+  serviceValues(): Record<string, unknown> {
+    return Object.fromEntries([...this.services].map(([name, s]) => [name, s.service]));
+  }
+
+  /** Stops the services in reverse start order; resolves the first failure's message, if any. */
+  async stopServices(): Promise<string | undefined> {
+    let failure: string | undefined;
+    for (const [name, service] of [...this.services].reverse()) {
+      try {
+        await service.stop();
+      } catch (err) {
+        failure ??= `stopping ${name}: ${(err as Error).message}`;
+      }
+    }
+    this.services.clear();
+    return failure;
+  }
+}

@@ -1,0 +1,142 @@
+import { captureCursor } from './cursor.ts';
+import type { CityActor } from './cityActor.ts';
+import { isInitialized, resolveCityDir, scaffoldCity, type Scaffold } from './cityScaffold.ts';
+import { ConflictError, InternalError, isGcError, UnavailableError, ValidationError } from './errors.ts';
+import { isBuiltinProvider, normalizeBootstrapProfile } from './providers.ts';
+import type { AsyncAccepted, CreateCityInput } from './supervisorApi.ts';
+import type { SupervisorCore } from './supervisorCore.ts';
+
+const invalidProvider = (message: string, location = 'body.provider', value?: unknown): ValidationError =>
+  new ValidationError(message, 'invalid provider', {
+    errors: [{ location, message, ...(value === undefined ? {} : { value }) }],
+  });
+
+/**
+ * Checks the body beyond its schema, as upstream's scaffold does. Pure.
+ * @throws ValidationError (422) with upstream's detail texts.
+ */
+export function validateCreate(input: CreateCityInput): {
+  provider?: string;
+  startCommand?: string;
+  profile?: string;
+} {
+  const provider = input.provider;
+  const startCommand =
+    input.start_command !== undefined && input.start_command.trim() !== '' ? input.start_command : undefined;
+  if (provider !== undefined && startCommand !== undefined) {
+    throw invalidProvider('provider and start_command are mutually exclusive');
+  }
+  if (provider === undefined && startCommand === undefined) {
+    throw invalidProvider('provider or start_command required');
+  }
+  if (provider !== undefined && !isBuiltinProvider(provider)) {
+    throw invalidProvider(`unknown provider ${JSON.stringify(provider)}`, 'body.provider', provider);
+  }
+  let profile: string | undefined;
+  if (input.bootstrap_profile !== undefined) {
+    profile = normalizeBootstrapProfile(input.bootstrap_profile);
+    if (profile === undefined) throw unknownBootstrapProfile(input.bootstrap_profile);
+  }
+  return {
+    ...(provider !== undefined ? { provider } : {}),
+    ...(startCommand !== undefined ? { startCommand } : {}),
+    ...(profile !== undefined ? { profile } : {}),
+  };
+}
+
+/** The 422 of an unknown `bootstrap_profile` (also used when the schema's enum refuses it). */
+export function unknownBootstrapProfile(value: unknown): ValidationError {
+  const message = `unknown bootstrap profile ${JSON.stringify(value)}`;
+  return new ValidationError(message, 'invalid bootstrap profile', {
+    errors: [{ location: 'body.bootstrap_profile', message, value }],
+  });
+}
+
+/** 503 when the host lacks what the city needs. Effects: looks up executables. */
+async function checkHost(core: SupervisorCore, provider: string | undefined): Promise<void> {
+  for (const bin of core.hardDependencies) {
+    if (!(await core.readiness.host.which(bin))) {
+      throw new UnavailableError(
+        `required dependency ${JSON.stringify(bin)} not found in PATH`,
+        'missing_dependency',
+      );
+    }
+  }
+  if (provider !== undefined) {
+    const blocker = await core.readiness.providerBlocker(provider);
+    if (blocker) {
+      throw new UnavailableError(
+        `provider ${JSON.stringify(provider)} is not ready: ${blocker}`,
+        'provider_not_ready',
+      );
+    }
+  }
+}
+
+/**
+ * `POST /v0/city`: validates, scaffolds the directory, registers the city, records `city.created` in the
+ * city's log and `request.accepted` in the supervisor's, attaches the city to LiveCities (running=false)
+ * and answers; the reconciler (poked at once) starts the city and records the terminal event.
+ * The cursor is captured before any of that work. A failure before acceptance undoes everything done.
+ * @throws ValidationError 422, ConflictError 409, UnavailableError 503, or the journal's/file system's
+ *   error (500) after rolling back.
+ */
+export async function createCity(core: SupervisorCore, input: CreateCityInput): Promise<AsyncAccepted> {
+  if (!core.log.running) throw new UnavailableError('supervisor is stopping', 'unavailable');
+  const { provider, startCommand, profile } = validateCreate(input);
+  const home = core.readiness.host.home;
+  const { path, name } = await resolveCityDir(input.dir, home);
+
+  // Claimed synchronously with the check, so two concurrent creates of one path cannot both proceed.
+  const claim = core.claims.get(path);
+  if (
+    claim === 'create' ||
+    core.log.pending().some((r) => r.path === path && r.operation === 'city.create')
+  ) {
+    throw new ConflictError(`city initialization already in progress at ${path}`);
+  }
+  if (claim === 'unregister' || core.log.pending().some((r) => r.path === path)) {
+    throw new ConflictError(`city operation already in progress at ${path}`);
+  }
+  core.claims.set(path, 'create');
+  let scaffold: Scaffold | undefined;
+  let registered = false;
+  let city: CityActor | undefined;
+  try {
+    if ((await isInitialized(path)) || core.registry.byPath(path)) {
+      throw new ConflictError(`city already initialized at ${path}`);
+    }
+    if (
+      core.registry.get(name) ||
+      core.cities.has(name) ||
+      [...core.claims.keys()].some((p) => p !== path && claimName(p) === name)
+    ) {
+      throw new ConflictError(`a city named ${JSON.stringify(name)} is already registered with supervisor`);
+    }
+    await checkHost(core, provider);
+
+    const event_cursor = await captureCursor(core.live.logs());
+    scaffold = await scaffoldCity(path, name, { provider, startCommand, bootstrapProfile: profile });
+    city = await core.openCity({ name, path });
+    await core.registry.add({ name, path });
+    registered = true;
+    await city.send({ type: 'REGISTER' });
+    const request_id = core.newRequestId();
+    await core.log.accept({ request_id, operation: 'city.create', name, path });
+
+    core.cities.set(name, city);
+    core.attach(city);
+    core.wake();
+    return { request_id, event_cursor };
+  } catch (err) {
+    if (registered) await core.registry.remove(name).catch(() => undefined);
+    await scaffold?.rollback().catch(() => undefined);
+    throw isGcError(err)
+      ? err
+      : new InternalError(`creating city at ${path}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    core.claims.delete(path);
+  }
+}
+
+const claimName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);

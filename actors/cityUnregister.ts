@@ -1,0 +1,50 @@
+import { captureCursor } from './cursor.ts';
+import { ConflictError, InternalError, isGcError, NotFoundError, UnavailableError } from './errors.ts';
+import type { AsyncAccepted } from './supervisorApi.ts';
+import type { SupervisorCore } from './supervisorCore.ts';
+
+/**
+ * `POST /v0/city/{cityName}/unregister`: records `city.unregister_requested` in the city's log first,
+ * then `request.accepted` in the supervisor's, then removes the registry entry, and answers; the
+ * reconciler (poked at once) stops the controller and records the terminal event before the city's log
+ * leaves LiveCities. The city directory is never touched.
+ * @throws NotFoundError 404 (not registered), ConflictError 409 (an operation is in progress),
+ *   UnavailableError 503, InternalError 500 (registry write failed; the request still completes).
+ */
+export async function unregisterCity(core: SupervisorCore, name: string): Promise<AsyncAccepted> {
+  if (!core.log.running) throw new UnavailableError('supervisor is stopping', 'unavailable');
+  const entry = core.registry.get(name);
+  const city = core.cities.get(name);
+  if (!entry || !city) throw new NotFoundError(`city not registered with supervisor: ${name}`);
+  const { path } = entry;
+  const busy =
+    core.claims.has(path) ||
+    core.log.pending().some((r) => r.path === path || r.name === name) ||
+    city.state === 'unregistering' ||
+    city.state === 'unregistered';
+  if (busy) throw new ConflictError(`city operation already in progress at ${path}`);
+  core.claims.set(path, 'unregister');
+  try {
+    const event_cursor = await captureCursor(core.live.logs());
+    await city.send({ type: 'UNREGISTER' });
+    const request_id = core.newRequestId();
+    await core.log.accept({ request_id, operation: 'city.unregister', name, path });
+    try {
+      await core.registry.remove(name);
+    } catch (err) {
+      // The request is durable: the reconciler retries the removal and still records its terminal event.
+      core.wake();
+      throw new InternalError(`removing ${name} from the registry: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    core.wake();
+    return { request_id, event_cursor };
+  } catch (err) {
+    throw isGcError(err)
+      ? err
+      : new InternalError(`unregistering ${name}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    core.claims.delete(path);
+  }
+}

@@ -1,0 +1,249 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { CityActor } from './cityActor.ts';
+import { createCity } from './cityCreate.ts';
+import type { CityServiceFactory } from './cityServices.ts';
+import { unregisterCity } from './cityUnregister.ts';
+import type { SupervisorConfig } from './config.ts';
+import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
+import { systemHostProbe, type HostProbe } from './hostProbe.ts';
+import type { JournalBackend } from './journal/journal.ts';
+import { LiveCities } from './liveCities.ts';
+import { HARD_DEPENDENCIES } from './providers.ts';
+import { Readiness } from './readiness.ts';
+import { reconcilePass } from './reconcile.ts';
+import { Reconciler } from './reconciler.ts';
+import { CityRegistry } from './registry.ts';
+import {
+  SUPERVISOR_VERSION,
+  type AsyncAccepted,
+  type CityDetailView,
+  type CityInfoView,
+  type CreateCityInput,
+  type SupervisorApi,
+} from './supervisorApi.ts';
+import type { Claim, SupervisorCore } from './supervisorCore.ts';
+import { SupervisorLog } from './supervisorLog.ts';
+
+/** What a supervisor may be given besides its configuration (test seams and plug-in points). */
+export interface SupervisorOptions {
+  /** The host as readiness probes and creates see it (default: the real one; `home` resolves relative dirs). */
+  host?: HostProbe;
+  /** Per-city services started in the startup phases (see `CityServiceFactory`). */
+  services?: readonly CityServiceFactory[];
+  /** Executables a create needs on the host (default `HARD_DEPENDENCIES`). */
+  hardDependencies?: readonly string[];
+  newRequestId?: () => string;
+  now?: () => Date;
+  /** How long `stopCity` waits for the controller to stop (default 10 s). */
+  stopTimeoutMs?: number;
+}
+
+/** `req-` + 24 lowercase hex characters (12 random bytes), as upstream. */
+export const newAsyncRequestId = (): string => `req-${randomBytes(12).toString('hex')}`;
+
+/** The city states `GET /v0/cities` does not list: not registered (yet, or any more). */
+const UNLISTED = new Set(['absent', 'unregistering', 'unregistered']);
+
+/**
+ * The supervisor: its log and requests, the registry, a city actor per registered city, the reconciler.
+ * `start` rebuilds all of it by replaying the logs, so whatever was accepted before a crash completes
+ * after the restart.
+ */
+export class Supervisor implements SupervisorApi, SupervisorCore {
+  readonly startedAt: Date;
+  readonly version = SUPERVISOR_VERSION;
+  readonly cities = new Map<string, CityActor>();
+  readonly claims = new Map<string, Claim>();
+  readonly jobs = new Map<string, Promise<void>>();
+  readonly live: LiveCities;
+  readonly readiness: Readiness;
+  readonly services: readonly CityServiceFactory[];
+  readonly hardDependencies: readonly string[];
+  readonly newRequestId: () => string;
+  readonly now: () => Date;
+  readonly #reconciler: Reconciler;
+  readonly #stopTimeoutMs: number;
+  #closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly config: SupervisorConfig,
+    readonly backend: JournalBackend,
+    readonly registry: CityRegistry,
+    readonly log: SupervisorLog,
+    options: SupervisorOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.startedAt = this.now();
+    this.newRequestId = options.newRequestId ?? newAsyncRequestId;
+    this.readiness = new Readiness(options.host ?? systemHostProbe(), () => this.now().getTime());
+    this.services = options.services ?? [];
+    this.hardDependencies = options.hardDependencies ?? HARD_DEPENDENCIES;
+    this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+    this.live = new LiveCities(log.journal);
+    this.#reconciler = new Reconciler(() => reconcilePass(this), config.tickMs);
+  }
+
+  /**
+   * Opens the supervisor's log and registry under `config.home`, replays them and every registered city's
+   * log, records `supervisor.started {previous_exit}`, and starts the reconciler (which restarts the
+   * cities and completes requests accepted before a crash).
+   * Effects: creates `$GC_HOME`; opens logs through `backend`. Throws what the backend or the file system
+   * throws.
+   */
+  static async start(
+    config: SupervisorConfig,
+    backend: JournalBackend,
+    options: SupervisorOptions = {},
+  ): Promise<Supervisor> {
+    await mkdir(config.home, { recursive: true });
+    const log = await SupervisorLog.open(backend, config.home);
+    const registry = await CityRegistry.load(config.home);
+    const sup = new Supervisor(config, backend, registry, log, options);
+    for (const entry of registry.list()) {
+      if (!existsSync(entry.path)) {
+        process.stderr.write(
+          `gc supervisor: city ${entry.name}: directory ${entry.path} is missing; not started\n`,
+        );
+        continue;
+      }
+      const city = await sup.openCity(entry);
+      // Registered but its log never got `city.created` (a crash between the two): record it now.
+      if (city.state === 'absent') await city.send({ type: 'REGISTER' });
+      await city.send({ type: 'RECOVER' });
+      sup.cities.set(city.name, city);
+      sup.attach(city);
+    }
+    await log.boot();
+    sup.#reconciler.start();
+    return sup;
+  }
+
+  async openCity(entry: { name: string; path: string }): Promise<CityActor> {
+    const city = await CityActor.open(this.backend, entry, () => this.wake());
+    city.actor.onChange(() => {
+      if (
+        this.live.get(city.name)?.journal === city.journal &&
+        this.live.get(city.name)?.running !== city.running
+      ) {
+        this.live.update(city.name, { running: city.running });
+      }
+    });
+    return city;
+  }
+
+  attach(city: CityActor): void {
+    this.live.set({
+      name: city.name,
+      path: city.path,
+      journal: city.journal,
+      running: city.running,
+      services: city.serviceValues(),
+    });
+  }
+
+  wake(): void {
+    this.#reconciler.poke();
+  }
+
+  /** Resolves once no reconcile pass or city job is running (tests and benchmarks use it). */
+  async settled(): Promise<void> {
+    do {
+      await this.#reconciler.idle();
+      await Promise.all(this.jobs.values());
+    } while (this.jobs.size > 0);
+    await this.#reconciler.idle();
+  }
+
+  listCities(): CityInfoView[] {
+    return [...this.cities.values()]
+      .filter((c) => !UNLISTED.has(c.state))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((c) => {
+        const ctx = c.snapshot.context;
+        return {
+          name: c.name,
+          path: c.path,
+          running: c.running,
+          status: c.status,
+          ...(ctx.error !== undefined && c.state === 'failed' ? { error: ctx.error } : {}),
+          phases_completed: [...ctx.phasesCompleted],
+        };
+      });
+  }
+
+  cityDetail(name: string): CityDetailView | undefined {
+    const city = this.cities.get(name);
+    if (!city?.running) return undefined;
+    const ctx = city.snapshot.context;
+    const since = ctx.startedAt ? Date.parse(ctx.startedAt) : this.now().getTime();
+    return {
+      name,
+      path: city.path,
+      suspended: ctx.suspended,
+      uptime_sec: Math.max(0, Math.floor((this.now().getTime() - since) / 1000)),
+      agent_count: city.config?.agents.length ?? 0,
+      rig_count: 0,
+      ...(city.config?.provider ? { provider: city.config.provider } : {}),
+      version: this.version,
+    };
+  }
+
+  createCity(input: CreateCityInput): Promise<AsyncAccepted> {
+    return createCity(this, input);
+  }
+
+  unregisterCity(name: string): Promise<AsyncAccepted> {
+    return unregisterCity(this, name);
+  }
+
+  async stopCity(name: string): Promise<void> {
+    const city = this.#runningCity(name);
+    if (this.claims.has(city.path) || this.log.pending().some((r) => r.name === name)) {
+      throw new ConflictError(`city operation already in progress at ${city.path}`);
+    }
+    const stopped = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new UnavailableError(`city ${name} did not stop within ${this.#stopTimeoutMs} ms`));
+      }, this.#stopTimeoutMs);
+      const off = city.actor.onChange(() => {
+        if (city.state !== 'stopping') {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+    });
+    if (!(await city.send({ type: 'STOP' }))) return;
+    await stopped;
+  }
+
+  async setSuspended(name: string, suspended: boolean): Promise<void> {
+    const city = this.#runningCity(name);
+    await city.send({ type: suspended ? 'SUSPEND' : 'RESUME' });
+  }
+
+  /**
+   * Stops gracefully: no more requests, the reconciler and running jobs finish, services stop (no event:
+   * a controller that dies with its supervisor restarts with the next), then `supervisor.stopped`.
+   * Does not close the backend (its owner does). Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.log.beginStop();
+      await this.#reconciler.stop();
+      await Promise.all(this.jobs.values());
+      for (const city of this.cities.values()) await city.stopServices();
+      await this.log.stopped();
+    })();
+    return this.#closing;
+  }
+
+  #runningCity(name: string): CityActor {
+    const city = this.cities.get(name);
+    if (!city?.running) throw new NotFoundError(`city not found or not running: ${name}`);
+    return city;
+  }
+}

@@ -1,0 +1,40 @@
+import type { SupervisorConfig } from './config.ts';
+import type { CityActor } from './cityActor.ts';
+import type { CityServiceFactory } from './cityServices.ts';
+import type { JournalBackend } from './journal/journal.ts';
+import type { LiveCities } from './liveCities.ts';
+import type { Readiness } from './readiness.ts';
+import type { CityRegistry } from './registry.ts';
+import type { SupervisorLog } from './supervisorLog.ts';
+
+/** Which operation holds a city path before its request is durable (what a 409 says is in progress). */
+export type Claim = 'create' | 'unregister';
+
+/**
+ * The supervisor's state as its operations (create, unregister, the reconcile pass) share it. Internal to
+ * `actors/`: the HTTP layer sees only `SupervisorApi`.
+ */
+export interface SupervisorCore {
+  readonly config: SupervisorConfig;
+  readonly backend: JournalBackend;
+  readonly readiness: Readiness;
+  readonly registry: CityRegistry;
+  readonly log: SupervisorLog;
+  /** Every city with an actor: registered ones and ones still being unregistered, by name. */
+  readonly cities: Map<string, CityActor>;
+  readonly live: LiveCities;
+  /** City paths held by an operation that is not durable yet. */
+  readonly claims: Map<string, Claim>;
+  /** Slow work in progress per city name (start, stop, unregister). */
+  readonly jobs: Map<string, Promise<void>>;
+  readonly services: readonly CityServiceFactory[];
+  readonly hardDependencies: readonly string[];
+  newRequestId(): string;
+  now(): Date;
+  /** Asks the reconciler for a pass now. */
+  wake(): void;
+  /** Opens a city's actor (replaying its log) and keeps LiveCities in step with it; not yet attached. */
+  openCity(entry: { name: string; path: string }): Promise<CityActor>;
+  /** Puts a city into LiveCities (running=false until it starts). */
+  attach(city: CityActor): void;
+}

@@ -1,0 +1,151 @@
+import { join } from 'node:path';
+import { initialTransition } from 'xstate';
+import {
+  requestEventsFromRecord,
+  requestIdOf,
+  requestInputOf,
+  requestMachine,
+  type RequestContext,
+  type RequestInput,
+} from '../machines/request.machine.ts';
+import {
+  previousExitOf,
+  supervisorEventsFromRecord,
+  supervisorMachine,
+  type PreviousExit,
+} from '../machines/supervisor.machine.ts';
+import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
+import { SUPERVISOR_LOG } from './journal/journal.ts';
+import { JournaledActor } from './journaledActor.ts';
+import { LogAppender } from './logAppender.ts';
+
+type RequestActor = JournaledActor<typeof requestMachine>;
+
+/** The supervisor's log: `$GC_HOME/events.jsonl` (`__supervisor__` in cursors). */
+export const supervisorLogFile = (home: string): string => join(home, 'events.jsonl');
+
+/**
+ * The actors whose events live on the supervisor's log: the supervisor's own lifecycle, and every async
+ * request not yet terminated. Opening replays the whole log, so a request accepted before a crash is
+ * pending again after the restart, and one that already has its terminal event never gets another.
+ */
+export class SupervisorLog {
+  readonly #pending = new Map<string, RequestActor>();
+  #appender!: LogAppender;
+  #supervisor!: JournaledActor<typeof supervisorMachine>;
+
+  private constructor(readonly journal: Journal) {}
+
+  /**
+   * Opens and replays the supervisor log. Effects: opens (creating) the log and reads all of it.
+   * Throws what the backend throws.
+   */
+  static async open(backend: JournalBackend, home: string): Promise<SupervisorLog> {
+    const journal = await backend.open({ name: SUPERVISOR_LOG, file: supervisorLogFile(home) });
+    const log = new SupervisorLog(journal);
+    const events = await journal.list();
+    const head = events.length > 0 ? events[events.length - 1]!.seq : await journal.head();
+    log.#appender = new LogAppender(journal, head, (missed) => log.fold(missed));
+    log.#supervisor = new JournaledActor(
+      supervisorMachine,
+      initialTransition(supervisorMachine)[0],
+      log.#appender,
+    );
+    log.fold(events);
+    return log;
+  }
+
+  /** How the previous run ended, as the replayed log says; meaningful before `boot()`. */
+  get previousExit(): PreviousExit {
+    return previousExitOf(this.#supervisor.snapshot.value);
+  }
+
+  /** Admits requests only while running (not before boot, not while stopping). */
+  get running(): boolean {
+    return this.#supervisor.snapshot.value === 'running';
+  }
+
+  /** Records `supervisor.started {previous_exit}`. Throws what the journal throws. */
+  async boot(): Promise<PreviousExit> {
+    const previous_exit = this.previousExit;
+    await this.#supervisor.send({ type: 'BOOTED', previous_exit });
+    return previous_exit;
+  }
+
+  /** Stops admitting requests (nothing recorded yet). */
+  async beginStop(): Promise<void> {
+    await this.#supervisor.send({ type: 'STOP' });
+  }
+
+  /** Records `supervisor.stopped`: the next run reports a clean previous exit. */
+  async stopped(): Promise<void> {
+    await this.#supervisor.send({ type: 'STOPPED' });
+  }
+
+  /**
+   * Makes a request durable: records `request.accepted`, after which exactly one terminal event will
+   * follow (in this run or a later one). Throws what the journal throws; nothing is pending then.
+   */
+  async accept(input: RequestInput): Promise<void> {
+    const [initial] = initialTransition(requestMachine, input);
+    const actor = new JournaledActor(requestMachine, initial, this.#appender);
+    // Registered first so a catch-up fold during the append finds it; removed again if the append fails.
+    this.#pending.set(input.request_id, actor);
+    try {
+      await actor.send({ type: 'ACCEPT' });
+    } catch (err) {
+      if (actor.snapshot.value === 'new') this.#pending.delete(input.request_id);
+      throw err;
+    }
+  }
+
+  /** Records the request's success terminal (no-op when it already has one). */
+  succeed(requestId: string): Promise<boolean> {
+    return this.#terminate(requestId, { type: 'SUCCEED' });
+  }
+
+  /** Records `request.failed` (no-op when the request already has a terminal). */
+  fail(requestId: string, error_code: string, error_message: string): Promise<boolean> {
+    return this.#terminate(requestId, { type: 'FAIL', error_code, error_message });
+  }
+
+  /** Accepted requests without a terminal event yet. */
+  pending(): RequestContext[] {
+    return [...this.#pending.values()]
+      .filter((a) => a.snapshot.value === 'accepted')
+      .map((a) => a.snapshot.context);
+  }
+
+  /** Folds recorded events: replay at open, and catch-up after a fencing conflict. */
+  fold(events: readonly JournalEvent[]): void {
+    for (const event of events) {
+      this.#supervisor.fold(supervisorEventsFromRecord(event));
+      const id = requestIdOf(event);
+      if (id === undefined) continue;
+      let actor = this.#pending.get(id);
+      if (!actor) {
+        const input = requestInputOf(event);
+        if (!input) continue;
+        actor = new JournaledActor(
+          requestMachine,
+          initialTransition(requestMachine, input)[0],
+          this.#appender,
+        );
+        this.#pending.set(id, actor);
+      }
+      actor.fold(requestEventsFromRecord(event));
+      if (actor.snapshot.status === 'done') this.#pending.delete(id);
+    }
+  }
+
+  async #terminate(
+    requestId: string,
+    event: { type: 'SUCCEED' } | { type: 'FAIL'; error_code: string; error_message: string },
+  ): Promise<boolean> {
+    const actor = this.#pending.get(requestId);
+    if (!actor) return false;
+    const took = await actor.send(event);
+    if (actor.snapshot.status === 'done') this.#pending.delete(requestId);
+    return took;
+  }
+}

@@ -1,0 +1,152 @@
+import { Type, type Static } from 'typebox';
+
+/** Path parameter of every per-city route (upstream: minLength 1, at least one non-space). */
+export const CityNameParams = Type.Object({
+  cityName: Type.String({ minLength: 1, pattern: '\\S', description: 'City name.' }),
+});
+
+/** The anti-CSRF header every mutation declares (its absence is a 403, checked before validation). */
+export const MutationHeaders = Type.Object({
+  'x-gc-request': Type.String({
+    minLength: 1,
+    description:
+      "Anti-CSRF header required on mutation requests. Any non-empty value is accepted; the header's presence is what the server checks.",
+  }),
+});
+
+/** Upstream CityCreateRequest. Unknown fields are refused (422), not stripped. */
+export const CityCreateRequest = Type.Object(
+  {
+    dir: Type.String({
+      minLength: 1,
+      description: 'Directory to create the city in. Absolute or relative to $HOME.',
+    }),
+    provider: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "Provider name for the city's default session template. Mutually exclusive with start_command.",
+      }),
+    ),
+    start_command: Type.Optional(
+      Type.String({
+        description:
+          "Custom workspace start command for the city's default session template. Mutually exclusive with provider.",
+      }),
+    ),
+    bootstrap_profile: Type.Optional(
+      Type.String({
+        enum: ['k8s-cell', 'kubernetes', 'kubernetes-cell', 'single-host-compat'],
+        description: 'Optional bootstrap profile.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'CityCreateRequest' },
+);
+export type CityCreateRequest = Static<typeof CityCreateRequest>;
+
+/** Upstream AsyncAcceptedResponse (supervisor scope: no `status`). */
+export const AsyncAcceptedResponse = Type.Object(
+  {
+    request_id: Type.String({
+      description:
+        'Correlation ID. Watch /v0/events/stream for request.result.city.create, request.result.city.unregister, or request.failed with this request_id.',
+    }),
+    event_cursor: Type.String({
+      description:
+        'Supervisor event-stream cursor captured before the async request was accepted. Pass it as after_cursor to /v0/events/stream to receive the request result without replaying unrelated backlog. 0 when every event log was empty.',
+    }),
+  },
+  { additionalProperties: false, title: 'AsyncAcceptedResponse' },
+);
+
+/** Upstream CityInfo. */
+export const CityInfo = Type.Object(
+  {
+    name: Type.String({ description: 'City name (registry key).' }),
+    path: Type.String({ description: 'Absolute city directory.' }),
+    running: Type.Boolean({ description: 'True once per-city routes are available.' }),
+    status: Type.Optional(Type.String({ description: 'Status text; starting_agents while starting.' })),
+    error: Type.Optional(Type.String({ description: 'Why the last start failed.' })),
+    phases_completed: Type.Optional(
+      Type.Union([Type.Array(Type.String()), Type.Null()], {
+        description: 'Startup phases completed so far.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'CityInfo' },
+);
+
+/** Upstream SupervisorCitiesOutputBody. */
+export const SupervisorCitiesOutputBody = Type.Object(
+  {
+    items: Type.Union([Type.Array(CityInfo), Type.Null()], {
+      description: 'Managed cities with status info.',
+    }),
+    total: Type.Integer({ description: 'Total count.' }),
+  },
+  { additionalProperties: false, title: 'SupervisorCitiesOutputBody' },
+);
+
+/** Upstream CityGetResponse. */
+export const CityGetResponse = Type.Object(
+  {
+    name: Type.String(),
+    path: Type.String(),
+    suspended: Type.Boolean(),
+    uptime_sec: Type.Integer(),
+    agent_count: Type.Integer(),
+    rig_count: Type.Integer(),
+    provider: Type.Optional(Type.String()),
+    session_template: Type.Optional(Type.String()),
+    version: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false, title: 'CityGetResponse' },
+);
+
+/** Upstream CityPatchInputBody. */
+export const CityPatchInputBody = Type.Object(
+  { suspended: Type.Optional(Type.Boolean({ description: 'Whether the city is suspended.' })) },
+  { additionalProperties: false, title: 'CityPatchInputBody' },
+);
+
+/** Upstream OKResponseBody. */
+export const OKResponseBody = Type.Object(
+  { status: Type.String({ description: 'Operation result.', examples: ['ok'] }) },
+  { additionalProperties: false, title: 'OKResponseBody' },
+);
+
+const count = (fields: string[]) =>
+  Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Integer()])), { additionalProperties: false });
+
+/** Upstream StatusBody: the fields it requires (agent, rig, work and mail counts are zero until those families exist). */
+export const StatusBody = Type.Object(
+  {
+    name: Type.String(),
+    path: Type.String(),
+    uptime_sec: Type.Integer(),
+    suspended: Type.Boolean(),
+    agent_count: Type.Integer(),
+    rig_count: Type.Integer(),
+    running: Type.Integer({ description: 'Number of running agent processes.' }),
+    agents: count(['total', 'running', 'suspended', 'quarantined']),
+    rigs: count(['total', 'suspended']),
+    work: count(['in_progress', 'ready', 'open']),
+    mail: count(['unread', 'total']),
+    version: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false, title: 'StatusBody' },
+);
+
+/** Query of GET …/status: upstream's blocking-query parameters. */
+export const StatusQuery = Type.Object({
+  index: Type.Optional(
+    Type.String({ description: 'Event sequence number; when provided, blocks until a newer event arrives.' }),
+  ),
+  wait: Type.Optional(
+    Type.String({ description: 'How long to block waiting for changes (e.g. 30s). Default 30s, max 2m.' }),
+  ),
+  lite: Type.Optional(
+    Type.Boolean({ description: 'Accepted for compatibility; every block is cheap here.' }),
+  ),
+});
