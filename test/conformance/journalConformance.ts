@@ -305,6 +305,50 @@ export function journalConformance(t: Test, harness: JournalHarness): void {
     }
   });
 
+  t.test('breaking out of a for-await loop releases the subscription', async (t) => {
+    const j = await fresh(t);
+    const before = harness.liveResources ? await harness.liveResources(j) : 0;
+    await j.append(draft('a'));
+    await j.append(draft('b'));
+    const seen: number[] = [];
+    for await (const e of j.subscribe(0)) {
+      seen.push(e.seq);
+      if (e.seq === 1) break;
+    }
+    t.same(seen, [1]);
+    if (harness.liveResources) t.equal(await harness.liveResources(j), before, 'nothing is left behind');
+  });
+
+  t.test('pipelined fenced appends are judged in the order they were issued', async (t) => {
+    const j = await fresh(t);
+    const results = await Promise.allSettled([
+      j.append(draft('a'), { expectedSeq: 0 }),
+      j.append(draft('b'), { expectedSeq: 1 }),
+      j.append(draft('c'), { expectedSeq: 1 }),
+      j.append(draft('d'), { expectedSeq: 2 }),
+    ]);
+    t.same(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    const third = results[2];
+    t.ok(third?.status === 'rejected' && third.reason instanceof SeqConflictError, 'the stale one conflicts');
+    t.same(
+      (await j.list()).map((e) => e.type),
+      ['a', 'b', 'd'],
+    );
+  });
+
+  t.test('two appends with one msg id issued together land once', async (t) => {
+    const j = await fresh(t);
+    const [a, b] = await Promise.all([
+      j.append(draft('a'), { msgId: 'same' }),
+      j.append(draft('a'), { msgId: 'same' }),
+    ]);
+    t.equal(a.seq, b.seq);
+    t.equal(await j.head(), 1);
+  });
+
   t.test('closing the journal ends its subscriptions', async (t) => {
     const backend = await harness.backend();
     const j = await backend.open(harness.location());
