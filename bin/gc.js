@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// The `gc` launcher: runs the compiled oclif CLI from dist/. Kept tiny on purpose: start-up time is
+// paid by every `gc` invocation (and every script loop around one).
+import { flush, run } from '@oclif/core';
+
+// `gc events … | head -1` closes stdout early; that is the reader's choice, not a failure.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
+try {
+  await run(process.argv.slice(2), import.meta.url);
+  await flush();
+} catch (err) {
+  // Commands report their own failures (cli/command.ts); what arrives here failed before a command ran
+  // (an unknown command, say). Same shape: one line on stderr, exit status 1.
+  const exit = err?.oclif?.exit;
+  if (typeof exit === 'number' && String(err.message).startsWith('EEXIT')) {
+    process.exitCode = exit;
+  } else {
+    const text = String(err?.message ?? err).split('\n')[0];
+    const unknown = /^command (\S+) not found$/.exec(text);
+    const message = unknown ? `unknown command "${unknown[1].replaceAll(':', ' ')}"; see "gc --help"` : text;
+    process.stderr.write(`gc: ${message}\n`);
+    process.exitCode = 1;
+  }
+}
+// Leftover keep-alive sockets or timers must not hold a finished command open; stdout and stderr are
+// synchronous for files and pipes on POSIX, so nothing written is lost. `supervisor run` and
+// `events --follow` only get here once they have finished on purpose.
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,101 @@
+import type { ApiClient } from './api.ts';
+import { listCities, type CityInfo } from './cities.ts';
+import { CliError } from './errors.ts';
+import type { WireEvent } from './events/filter.ts';
+import { follow, streamTarget } from './events/stream.ts';
+
+/** The 202 body of an async supervisor operation (spec 2.1). */
+export interface Accepted {
+  request_id: string;
+  event_cursor: string;
+}
+
+/** How a waited-for request ended: its terminal event (the line as received, and decoded). */
+export interface RequestOutcome {
+  ok: boolean;
+  line: string;
+  event: WireEvent;
+}
+
+/** What `waitForRequest` follows and reports. */
+export interface WaitOptions {
+  accepted: Accepted;
+  /** The success type, e.g. `request.result.city.create`; failure is always `request.failed`. */
+  resultType: string;
+  signal: AbortSignal;
+  /** Called with every other event on the stream while waiting (progress display). */
+  onEvent?: (event: WireEvent) => void;
+  /** Diagnostics (reconnects). */
+  warn: (message: string) => void;
+}
+
+const payloadOf = (ev: WireEvent): Record<string, unknown> =>
+  typeof ev.payload === 'object' && ev.payload !== null ? (ev.payload as Record<string, unknown>) : {};
+
+/**
+ * Follows the supervisor stream from the 202's `event_cursor` (spec 4.4: subscribing after the POST is safe)
+ * until the request's terminal event: `resultType` or `request.failed` with a matching `payload.request_id`.
+ * Reconnects like `gc events --follow`.
+ *
+ * Effects: HTTP requests. @throws CliError when `signal` fires first; ApiError, TransportError
+ */
+export async function waitForRequest(client: ApiClient, opts: WaitOptions): Promise<RequestOutcome> {
+  let outcome: RequestOutcome | undefined;
+  await follow({
+    client,
+    target: streamTarget({ kind: 'supervisor' }, opts.accepted.event_cursor),
+    filter: { matcher: new Map() },
+    signal: opts.signal,
+    warn: opts.warn,
+    emit: async (line, event) => {
+      const terminal = event.type === opts.resultType || event.type === 'request.failed';
+      if (terminal && payloadOf(event).request_id === opts.accepted.request_id) {
+        outcome = { ok: event.type === opts.resultType, line, event };
+        return 'stop';
+      }
+      opts.onEvent?.(event);
+      return undefined;
+    },
+  });
+  if (!outcome) throw new CliError(`gave up waiting for ${opts.accepted.request_id}`);
+  return outcome;
+}
+
+/** The failure text of a `request.failed` event: its `error_message`, with the `error_code` when present. Pure. */
+export function failureMessage(ev: WireEvent): string {
+  const p = payloadOf(ev);
+  const message = typeof p.error_message === 'string' && p.error_message ? p.error_message : 'request failed';
+  return typeof p.error_code === 'string' && p.error_code ? `${p.error_code}: ${message}` : message;
+}
+
+/**
+ * Polls the city list for the phases a city has completed and reports each new one once (a TTY progress
+ * display; completion itself is learnt from the stream, never from polling). Returns a stop function.
+ */
+export function watchPhases(
+  client: ApiClient,
+  pick: (cities: CityInfo[]) => CityInfo | undefined,
+  report: (phase: string) => void,
+  everyMs = 500,
+): () => void {
+  const shown = new Set<string>();
+  let stopped = false;
+  const tick = async (): Promise<void> => {
+    try {
+      const city = pick(await listCities(client));
+      for (const phase of city?.phases_completed ?? []) {
+        if (!shown.has(phase) && !stopped) {
+          shown.add(phase);
+          report(phase);
+        }
+      }
+    } catch {
+      // Progress is best-effort: the stream decides the outcome.
+    }
+  };
+  const timer = setInterval(() => void tick(), everyMs);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

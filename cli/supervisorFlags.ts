@@ -1,0 +1,40 @@
+import { Flags } from '@oclif/core';
+
+/**
+ * The configuration flags of `gc supervisor run`, which `start` passes through to it. Each overrides its
+ * environment variable, which overrides `$GC_HOME/supervisor.toml`.
+ */
+export const supervisorConfigFlags = {
+  home: Flags.string({ description: 'supervisor home [env: GC_HOME] (default: ~/.gc)' }),
+  bind: Flags.string({ description: 'listen address [env: GC_BIND] (default: 127.0.0.1)' }),
+  port: Flags.integer({
+    description: 'listen port, 0 for any free port [env: GC_PORT] (default: 8372)',
+    min: 0,
+    max: 65535,
+  }),
+  'nats-url': Flags.string({
+    description: 'use the JetStream journal at this URL [env: GC_NATS_URL] (default: file journal)',
+  }),
+  tick: Flags.string({ description: 'reconciler interval, e.g. 2s [env: GC_TICK]' }),
+  heartbeat: Flags.string({ description: 'SSE heartbeat interval, e.g. 15s [env: GC_HEARTBEAT]' }),
+};
+
+/** The parsed values of `supervisorConfigFlags`. */
+export interface SupervisorConfigFlags {
+  home?: string | undefined;
+  bind?: string | undefined;
+  port?: number | undefined;
+  'nats-url'?: string | undefined;
+  tick?: string | undefined;
+  heartbeat?: string | undefined;
+}
+
+/** The flags again as command-line arguments (for `start` to hand to `run`). Pure. */
+export function configArgs(flags: SupervisorConfigFlags): string[] {
+  const out: string[] = [];
+  for (const key of ['home', 'bind', 'port', 'nats-url', 'tick', 'heartbeat'] as const) {
+    const v = flags[key];
+    if (v !== undefined) out.push(`--${key}`, String(v));
+  }
+  return out;
+}
