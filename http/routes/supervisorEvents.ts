@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { headPositions, parseCursor } from '../../actors/cursor.ts';
+import { UnavailableError } from '../../actors/errors.ts';
+import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
+import type { AppDeps } from '../deps.ts';
+import { supervisorResume } from '../events/resume.ts';
+import { listSupervisorEvents } from '../events/supervisorList.ts';
+import { openEventStream } from '../sse/open.ts';
+import { streamRegistry } from '../sse/registry.ts';
+import { SupervisorStream } from '../sse/supervisorStream.ts';
+import { jsonSerializer, streamOptions } from './eventRouteKit.ts';
+
+const ListQuery = Type.Object({
+  type: Type.Optional(Type.String({ description: 'Only this event type.' })),
+  actor: Type.Optional(Type.String({ description: 'Only this actor.' })),
+  since: Type.Optional(Type.String({ description: 'Only events within this Go duration (e.g. 5m).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Keep only the newest N; 0 = all.' })),
+  after_cursor: Type.Optional(Type.String({ description: 'Only events after this composite cursor.' })),
+});
+
+const StreamQuery = Type.Object({
+  after_cursor: Type.Optional(
+    Type.String({
+      description:
+        'Resume after this composite cursor (when Last-Event-ID is absent); omit both for the head.',
+    }),
+  ),
+});
+
+const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ description: 'SSE reconnect position (a composite cursor); wins over after_cursor.' }),
+  ),
+});
+
+/**
+ * Supervisor-scope event routes: `GET /v0/events` (every log merged, tagged with its city) and
+ * `GET /v0/events/stream` (SSE over every log, following cities as they attach and detach).
+ */
+export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const registry = streamRegistry(deps);
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
+    '/v0/events',
+    {
+      schema: {
+        operationId: 'get-v0-events',
+        summary: 'List supervisor events, oldest first',
+        querystring: ListQuery,
+        response: {
+          200: { description: 'The merged events.', ...Type.Ref('SupervisorEventListOutputBody') },
+        },
+      },
+      serializerCompiler: jsonSerializer,
+    },
+    async (request) => {
+      const { after_cursor: afterCursor, ...query } = request.query;
+      const after = afterCursor?.trim() ? parseCursor(afterCursor.trim(), 'after_cursor') : undefined;
+      return listSupervisorEvents(deps.cities.logs(), { ...query, ...(after ? { after } : {}) });
+    },
+  );
+
+  app.get<{ Querystring: Static<typeof StreamQuery> }>(
+    '/v0/events/stream',
+    {
+      schema: {
+        operationId: 'stream-supervisor-events',
+        summary: 'Stream supervisor events (SSE)',
+        description:
+          'Frames `event: tagged_event` (id = the whole composite cursor after the event) and `event: heartbeat` ' +
+          '(no id). Resumes after Last-Event-ID, else after_cursor; with neither it starts at every log head. ' +
+          'Cities that start while the stream is open join it. 503 no_providers while no city is attached.',
+        querystring: StreamQuery,
+        headers: StreamHeaders,
+        response: {
+          200: {
+            description: 'The event stream.',
+            content: {
+              'text/event-stream': {
+                schema: sseResponseSchema([
+                  {
+                    event: 'tagged_event',
+                    data: 'TaggedEventStreamEnvelope',
+                    id: 'string',
+                    idDescription: 'The composite cursor after this event.',
+                  },
+                  { event: 'heartbeat', data: 'HeartbeatEvent' },
+                ]),
+              },
+            },
+          },
+        },
+      },
+      serializerCompiler: jsonSerializer,
+    },
+    async (request, reply) => {
+      const resume = supervisorResume(request.headers['last-event-id'], request.query.after_cursor);
+      // The supervisor's own log alone is no provider: upstream answers 503 until a city exists.
+      if (deps.cities.list().length === 0)
+        throw new UnavailableError('no event providers available', 'no_providers');
+      const start = resume ?? (await headPositions(deps.cities.logs()));
+      const writer = openEventStream(reply, registry, streamOptions(deps));
+      new SupervisorStream({
+        cities: deps.cities,
+        writer,
+        start,
+        onError: (log, err) => request.log.warn({ err, log }, 'supervisor stream: log failed; retrying'),
+      }).start();
+      return reply;
+    },
+  );
+}

@@ -1,0 +1,42 @@
+import type { SseWriter, SseWriterOptions } from './writer.ts';
+
+/** The flow-control bounds of an app's streams (the writer's defaults unless a test or bench tightens them). */
+export type StreamLimits = Pick<SseWriterOptions, 'highWaterBytes' | 'maxBufferedBytes' | 'stallTimeoutMs'>;
+
+/**
+ * The SSE streams an app has open, so shutdown can end them (a hijacked response is invisible to Fastify,
+ * and an open stream would keep `close()` waiting forever) and tests can prove none is left behind.
+ */
+export class StreamRegistry {
+  readonly #open = new Set<SseWriter>();
+  /** Applied to streams opened from now on. */
+  limits: StreamLimits = {};
+
+  /** Tracks `writer` until it closes. */
+  add(writer: SseWriter): void {
+    this.#open.add(writer);
+    writer.onClose(() => this.#open.delete(writer));
+  }
+
+  /** How many streams are open now. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Ends every open stream (clients see a clean end and reconnect). Effect: closes their responses. */
+  closeAll(reason: 'shutdown' | 'ended' = 'shutdown'): void {
+    for (const writer of [...this.#open]) writer.close(reason);
+  }
+}
+
+const registries = new WeakMap<object, StreamRegistry>();
+
+/**
+ * The registry of the app built over `owner` (its `AppDeps`): one per app, found again from the same deps
+ * object without a global or a Fastify decoration (route plugins are encapsulated).
+ */
+export function streamRegistry(owner: object): StreamRegistry {
+  let registry = registries.get(owner);
+  if (!registry) registries.set(owner, (registry = new StreamRegistry()));
+  return registry;
+}

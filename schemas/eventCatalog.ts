@@ -1,0 +1,102 @@
+import * as P from './eventPayloads.ts';
+import type { NamedSchema } from './named.ts';
+
+/**
+ * The registered event types and their payload schemas: the discriminator table of the typed envelopes.
+ * A type listed here gets its own envelope variant (payload checked and normalised on the wire); any other
+ * type is a Custom event whose payload passes through unchanged. Wire names stay upstream's dotted strings.
+ */
+export const EVENT_PAYLOADS = {
+  'session.woke': P.NoPayload,
+  'session.stopped': P.SessionLifecyclePayload,
+  'session.crashed': P.SessionLifecyclePayload,
+  'session.draining': P.NoPayload,
+  'session.undrained': P.NoPayload,
+  'session.quarantined': P.NoPayload,
+  'session.idle_killed': P.NoPayload,
+  'session.max_age_killed': P.NoPayload,
+  'session.suspended': P.NoPayload,
+  'session.updated': P.NoPayload,
+  'session.drain_acked_with_assigned_work': P.SessionDrainAckedWithAssignedWorkPayload,
+  'session.stranded': P.SessionStrandedPayload,
+  'session.reset_stalled': P.SessionResetStalledPayload,
+  'session.work_query_failed': P.SessionLifecyclePayload,
+  'session.cold_start_timeout': P.NoPayload,
+  'bead.created': P.BeadEventPayload,
+  'bead.closed': P.BeadEventPayload,
+  'bead.deleted': P.BeadEventPayload,
+  'bead.updated': P.BeadEventPayload,
+  'bead.worktree.reaped': P.BeadWorktreeReapedPayload,
+  'bead.worktree.reap_skipped': P.BeadWorktreeReapSkippedPayload,
+  'bead.claim_rejected': P.BeadClaimRejectedPayload,
+  'mail.sent': P.MailEventPayload,
+  'mail.read': P.MailEventPayload,
+  'mail.archived': P.MailEventPayload,
+  'mail.marked_read': P.MailEventPayload,
+  'mail.marked_unread': P.MailEventPayload,
+  'mail.replied': P.MailEventPayload,
+  'mail.deleted': P.MailEventPayload,
+  'convoy.created': P.NoPayload,
+  'convoy.closed': P.NoPayload,
+  'controller.started': P.NoPayload,
+  'controller.stopped': P.NoPayload,
+  'city.suspended': P.NoPayload,
+  'city.resumed': P.NoPayload,
+  'request.result.city.create': P.CityCreateSucceededPayload,
+  'request.result.city.unregister': P.CityUnregisterSucceededPayload,
+  'request.result.session.create': P.SessionCreateSucceededPayload,
+  'request.result.session.message': P.SessionMessageSucceededPayload,
+  'request.result.session.submit': P.SessionSubmitSucceededPayload,
+  'request.failed': P.RequestFailedPayload,
+  'city.created': P.CityLifecyclePayload,
+  'city.unregister_requested': P.CityLifecyclePayload,
+  'order.fired': P.NoPayload,
+  'order.completed': P.NoPayload,
+  'order.failed': P.NoPayload,
+  'provider.swapped': P.NoPayload,
+  'worker.operation': P.WorkerOperationEventPayload,
+  'project.identity.stamped': P.ProjectIdentityStampedPayload,
+  'supervisor.fs_pressure.skipped_tick': P.SupervisorFSPressureSkippedTickPayload,
+  'supervisor.started': P.SupervisorStartedPayload,
+  'supervisor.shutdown_requested': P.SupervisorShutdownPayload,
+  'supervisor.request': P.SupervisorRequestPayload,
+  'extmsg.bound': P.BoundEventPayload,
+  'extmsg.unbound': P.UnboundEventPayload,
+  'extmsg.group_created': P.GroupCreatedEventPayload,
+  'extmsg.adapter_added': P.AdapterEventPayload,
+  'extmsg.adapter_removed': P.AdapterEventPayload,
+  'extmsg.inbound': P.InboundEventPayload,
+  'extmsg.outbound': P.OutboundEventPayload,
+  'extmsg.outbound_channel_mismatch': P.OutboundChannelMismatchPayload,
+  'events.rotated': P.RotatedPayload,
+  'gc.store.maintenance.done': P.StoreMaintenanceDonePayload,
+  'gc.store.maintenance.failed': P.StoreMaintenanceFailedPayload,
+  'gc.store.disk_warn': P.StoreDiskWarnPayload,
+  'gc.store.disk_critical': P.StoreDiskCriticalPayload,
+  'pg.credential_resolved': P.PostgresCredentialResolvedPayload,
+  'emergency.signaled': P.EmergencyRecord,
+  'emergency.acked': P.EmergencyRecord,
+} as const satisfies Record<string, NamedSchema>;
+
+/** A registered (typed) event type. */
+export type RegisteredEventType = keyof typeof EVENT_PAYLOADS;
+
+/** Every registered type, in catalogue order (the Custom variant excludes exactly these). */
+export const REGISTERED_EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as RegisteredEventType[];
+
+/** True when `type` has a typed envelope variant. This is a pure function. */
+export const isRegisteredEventType = (type: string): type is RegisteredEventType =>
+  Object.hasOwn(EVENT_PAYLOADS, type);
+
+/** Every distinct payload schema of the catalogue (each becomes an OpenAPI component). */
+export const PAYLOAD_SCHEMAS: NamedSchema[] = [...new Set(Object.values(EVENT_PAYLOADS))];
+
+/**
+ * The PascalCase suffix of a type's variant name: `bead.worktree.reap_skipped` → `BeadWorktreeReapSkipped`.
+ * This is a pure function.
+ */
+export const variantSuffix = (type: string): string =>
+  type
+    .split(/[._]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
