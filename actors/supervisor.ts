@@ -36,7 +36,7 @@ export interface SupervisorOptions {
   hardDependencies?: readonly string[];
   newRequestId?: () => string;
   now?: () => Date;
-  /** How long `stopCity` waits for the controller to stop (default 10 s). */
+  /** How long `stopCity` waits for the controller to stop, and `close` for city jobs (default 10 s). */
   stopTimeoutMs?: number;
 }
 
@@ -234,7 +234,13 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.#closing ??= (async () => {
       await this.log.beginStop();
       await this.#reconciler.stop();
-      await Promise.all(this.jobs.values());
+      // A start stuck in a service must not hold the shutdown forever; the next run starts the city anew.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(this.jobs.values()),
+        new Promise((resolve) => (timer = setTimeout(resolve, this.#stopTimeoutMs))),
+      ]);
+      clearTimeout(timer);
       for (const city of this.cities.values()) await city.stopServices();
       await this.log.stopped();
     })();

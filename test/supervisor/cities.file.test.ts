@@ -1,0 +1,4 @@
+import t from 'tap';
+import { citiesSuite } from './citiesSuite.ts';
+
+citiesSuite(t, undefined);
