@@ -1,0 +1,272 @@
+import {
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { nanos, nuid } from '@nats-io/nats-core';
+import { decodeEvent, encodeEvent } from './jetstreamCodec.ts';
+import { JetStreamConnection } from './jetstreamConnection.ts';
+import { toJournalError } from './jetstreamErrors.ts';
+import { streamAddress, type StreamAddress } from './jetstreamNames.ts';
+import { listEvents } from './jetstreamRead.ts';
+import { JetStreamSubscription } from './jetstreamSubscription.ts';
+import type {
+  AppendOptions,
+  EventDraft,
+  Journal,
+  JournalBackend,
+  JournalEvent,
+  ListFilter,
+  LogLocation,
+  Subscription,
+} from './journal.ts';
+
+/** How a `JetStreamJournalBackend` reaches its broker. */
+export interface JetStreamJournalOptions {
+  /** NATS server URL(s), comma-separated: `nats://127.0.0.1:4222`. */
+  servers: string;
+  /** Namespace of stream names and subjects (default `gc`: streams `GC_…`, subjects `gc.ev.…`). */
+  prefix?: string;
+  /** How long one broker request may take before it counts as unavailable (default 5000 ms). */
+  requestTimeoutMs?: number;
+}
+
+/** Retried appends with the same `msgId` within this window are stored once (JetStream dedupe). */
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+/**
+ * One log in one JetStream stream: the stream sequence is the event seq, appends carry `Nats-Msg-Id`
+ * and, when fenced, `Nats-Expected-Last-Sequence`. Open it through `JetStreamJournalBackend.open`.
+ * Dedupe by `msgId` holds within the stream's duplicate window (two minutes), across restarts of the
+ * broker and of the supervisor.
+ */
+export class JetStreamJournal implements Journal {
+  readonly #subscriptions = new Set<JetStreamSubscription>();
+  #closed = false;
+
+  /** @internal Built by the backend once the stream exists. */
+  constructor(
+    readonly name: string,
+    readonly address: StreamAddress,
+    private readonly conn: JetStreamConnection,
+    private readonly timeoutMs: number,
+    private readonly onClose: (journal: JetStreamJournal) => void,
+  ) {}
+
+  /**
+   * Publishes the event and resolves once JetStream has stored it. A retry with the same `msgId`
+   * resolves with the event first stored under it. Throws `SeqConflictError` when `expectedSeq` is
+   * stale, `UnavailableError` when the broker does not answer in time (the event may still have been
+   * stored: retry with the same `msgId`), and `Error` after `close()`.
+   */
+  async append(draft: EventDraft, options: AppendOptions = {}): Promise<JournalEvent> {
+    this.#assertOpen();
+    const { body, withSeq } = encodeEvent(draft, draft.ts ?? new Date().toISOString());
+    const { expectedSeq } = options;
+    try {
+      if (!this.conn.connected) await this.#connected();
+      const ack = await this.conn.js.publish(this.address.subject, body, {
+        msgID: options.msgId ?? nuid.next(),
+        timeout: this.timeoutMs,
+        ...(expectedSeq === undefined ? {} : { expect: { lastSequence: expectedSeq } }),
+      });
+      if (ack.duplicate) return (await this.#get(ack.seq)) ?? withSeq(ack.seq);
+      return withSeq(ack.seq);
+    } catch (err) {
+      throw await toJournalError(err, this.name, expectedSeq, () => this.head());
+    }
+  }
+
+  /** See `Journal.list`. Throws `UnavailableError` when the broker cannot serve. */
+  async list(filter?: ListFilter): Promise<JournalEvent[]> {
+    this.#assertOpen();
+    try {
+      await this.#connected();
+      return await listEvents(this.#readContext(), filter);
+    } catch (err) {
+      throw await toJournalError(err, this.name, undefined, async () => 0);
+    }
+  }
+
+  /** The stream's last sequence (0 when empty). Throws `UnavailableError` when the broker cannot serve. */
+  async head(): Promise<number> {
+    this.#assertOpen();
+    try {
+      await this.#connected();
+      return (await this.conn.jsm.streams.info(this.address.stream)).state.last_seq;
+    } catch (err) {
+      throw await toJournalError(err, this.name, undefined, async () => 0);
+    }
+  }
+
+  /**
+   * Subscribes from `afterSeq` through an ordered consumer (see `JetStreamSubscription`); it survives
+   * broker restarts and is deleted on `close()`.
+   */
+  subscribe(afterSeq: number): Subscription {
+    this.#assertOpen();
+    const sub = new JetStreamSubscription(
+      {
+        js: this.conn.js,
+        log: this.name,
+        stream: this.address.stream,
+        connected: () => this.#connected(),
+        head: () => this.head(),
+      },
+      afterSeq,
+      (s) => this.#subscriptions.delete(s),
+    );
+    this.#subscriptions.add(sub);
+    return sub;
+  }
+
+  /**
+   * Live resources a closed subscriber must not leave behind: open subscriptions plus the consumers the
+   * server holds on this log's stream. Effects: one stream info request.
+   */
+  async liveResources(): Promise<number> {
+    const info = await this.conn.jsm.streams.info(this.address.stream);
+    return this.#subscriptions.size + info.state.consumer_count;
+  }
+
+  /** Closes every subscription (deleting their consumers); the stream and its events stay. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onClose(this);
+    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error(`journal ${this.name} is closed`);
+  }
+
+  #connected(): Promise<void> {
+    return this.conn.whenConnected(this.timeoutMs, this.name);
+  }
+
+  #readContext() {
+    const { js, jsm } = this.conn;
+    return { js, jsm, log: this.name, stream: this.address.stream, timeoutMs: this.timeoutMs };
+  }
+
+  async #get(seq: number): Promise<JournalEvent | undefined> {
+    const m = await this.conn.jsm.direct.getMessage(this.address.stream, { seq }).catch(() => null);
+    return m ? decodeEvent(m.seq, m.string()) : undefined;
+  }
+}
+
+/**
+ * Opens journals in JetStream, one stream per log, over one NATS connection per backend that
+ * reconnects forever. A request made while the broker is away waits for the reconnect up to
+ * `requestTimeoutMs`, then fails with `UnavailableError`; subscriptions resume on their own.
+ * Works with nats-server 2.9.10 and newer: no batch publish, no per-message TTL, no consumer filters.
+ *
+ * @example
+ * const backend = new JetStreamJournalBackend({ servers: 'nats://127.0.0.1:4222' });
+ * const journal = await backend.open({ name: 'bright-lights', file: '/cities/bright-lights/.gc/events.jsonl' });
+ * await journal.append({ type: 'city.created', actor: 'supervisor' }, { expectedSeq: 0 });
+ */
+export class JetStreamJournalBackend implements JournalBackend {
+  readonly kind = 'jetstream';
+  readonly #journals = new Map<string, Promise<JetStreamJournal>>();
+  readonly #timeoutMs: number;
+  #connection: Promise<JetStreamConnection> | undefined;
+  #closed = false;
+
+  constructor(private readonly options: JetStreamJournalOptions) {
+    this.#timeoutMs = options.requestTimeoutMs ?? 5000;
+    // Validates the prefix now rather than at the first open.
+    streamAddress('/', options.prefix);
+  }
+
+  /**
+   * Opens the log at `location`, creating its stream when it does not exist yet; the same file always
+   * maps to the same stream, and opening it twice on one backend yields the same journal.
+   * Effects: connects on first use; may create a stream. Throws `UnavailableError` when the broker
+   * cannot be reached, and `Error` after `close()`.
+   */
+  async open(location: LogLocation): Promise<Journal> {
+    if (this.#closed) throw new Error('jetstream journal backend is closed');
+    const address = streamAddress(location.file, this.options.prefix);
+    let journal = this.#journals.get(address.stream);
+    if (!journal) {
+      journal = this.#open(location.name, address);
+      this.#journals.set(address.stream, journal);
+      // A failed open must not be cached: the next call tries again.
+      journal.catch(() => this.#journals.delete(address.stream));
+    }
+    return journal;
+  }
+
+  /** Closes every journal it opened, then the connection. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const opened = await Promise.allSettled([...this.#journals.values()]);
+    await Promise.all(opened.flatMap((j) => (j.status === 'fulfilled' ? [j.value.close()] : [])));
+    const conn = await this.#connection?.catch(() => undefined);
+    await conn?.close();
+  }
+
+  async #open(name: string, address: StreamAddress): Promise<JetStreamJournal> {
+    const conn = await this.#connect();
+    try {
+      await conn.whenConnected(this.#timeoutMs, name);
+      await ensureStream(conn.jsm, address);
+    } catch (err) {
+      throw await toJournalError(err, name, undefined, async () => 0);
+    }
+    // A closed journal leaves the cache, so opening its location again gives a fresh one.
+    return new JetStreamJournal(name, address, conn, this.#timeoutMs, () =>
+      this.#journals.delete(address.stream),
+    );
+  }
+
+  #connect(): Promise<JetStreamConnection> {
+    if (!this.#connection) {
+      const connection = JetStreamConnection.open(this.options.servers, this.#timeoutMs);
+      // A failed connect is not cached: the next open tries again.
+      connection.catch(() => {
+        if (this.#connection === connection) this.#connection = undefined;
+      });
+      this.#connection = connection;
+    }
+    return this.#connection;
+  }
+}
+
+/** Creates the log's stream unless it exists; two supervisors racing here both succeed. */
+async function ensureStream(jsm: JetStreamManager, address: StreamAddress): Promise<void> {
+  try {
+    await jsm.streams.info(address.stream);
+    return;
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+  }
+  await jsm.streams.add({
+    name: address.stream,
+    subjects: [address.subject],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: 1,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    // Direct get serves reads by seq; denying delete and purge keeps seqs gap-free for good.
+    allow_direct: true,
+    deny_delete: true,
+    deny_purge: true,
+  });
+}
+
+/**
+ * The harness hook of the conformance suite: live subscriptions and server-side consumers of a
+ * journal opened by `JetStreamJournalBackend`. Throws `TypeError` for any other journal.
+ */
+export function jetStreamLiveResources(journal: Journal): Promise<number> {
+  if (!(journal instanceof JetStreamJournal)) throw new TypeError('not a jetstream journal');
+  return journal.liveResources();
+}

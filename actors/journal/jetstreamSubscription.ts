@@ -1,0 +1,129 @@
+import type { Consumer, ConsumerMessages, JetStreamClient } from '@nats-io/jetstream';
+import { decodeEvent } from './jetstreamCodec.ts';
+import { toJournalError } from './jetstreamErrors.ts';
+import type { JournalEvent, Subscription } from './journal.ts';
+
+/** How many messages one pull asks for: enough to replay fast, small enough to stay in memory. */
+const PULL_BATCH = 512;
+
+/** What a subscription needs from its journal. */
+export interface SubscriptionContext {
+  readonly js: JetStreamClient;
+  readonly log: string;
+  readonly stream: string;
+  /** Resolves once the client is connected; throws `UnavailableError` when it stays away. */
+  connected(): Promise<void>;
+  head(): Promise<number>;
+}
+
+/**
+ * A journal subscription backed by a JetStream ordered consumer that starts at `afterSeq + 1`
+ * (deliver by start sequence). The ordered consumer recreates itself from the last delivered stream
+ * sequence when the broker restarts or the consumer vanishes, so iteration continues without gaps;
+ * events at or below the last one yielded are dropped, which rules out duplicates and also covers
+ * the server clamping a start beyond the head back to `head + 1`.
+ *
+ * Effects: creates the consumer at once (so it is ready when events flow); `close()`, or iteration
+ * ending any other way (`break`, an error), stops it and deletes it on the server. Iteration throws
+ * `UnavailableError` when the consumer cannot be created.
+ */
+export class JetStreamSubscription implements Subscription {
+  #closed = false;
+  #last: number;
+  readonly #ready: Promise<{ consumer: Consumer; messages: ConsumerMessages } | undefined>;
+  readonly #iterator: AsyncGenerator<JournalEvent>;
+  #closing: Promise<void> | undefined;
+  #releasing: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: SubscriptionContext,
+    afterSeq: number,
+    private readonly onClose: (sub: JetStreamSubscription) => void,
+  ) {
+    this.#last = afterSeq;
+    this.#ready = this.#start(afterSeq);
+    // A subscriber that never iterates must not turn a failed start into an unhandled rejection.
+    this.#ready.catch(() => {});
+    this.#iterator = this.#iterate();
+  }
+
+  async #start(afterSeq: number): Promise<{ consumer: Consumer; messages: ConsumerMessages } | undefined> {
+    let consumer: Consumer;
+    let messages: ConsumerMessages;
+    try {
+      await this.ctx.connected();
+      consumer = await this.ctx.js.consumers.get(this.ctx.stream, { opt_start_seq: afterSeq + 1 });
+      messages = await consumer.consume({ max_messages: PULL_BATCH });
+    } catch (err) {
+      throw await toJournalError(err, this.ctx.log, undefined, () => this.ctx.head());
+    }
+    if (this.#closed) {
+      await release(consumer, messages);
+      return undefined;
+    }
+    return { consumer, messages };
+  }
+
+  async *#iterate(): AsyncGenerator<JournalEvent> {
+    try {
+      const live = await this.#ready;
+      if (!live) return;
+      for await (const m of live.messages) {
+        if (m.seq <= this.#last) continue;
+        this.#last = m.seq;
+        yield decodeEvent(m.seq, m.string());
+      }
+    } catch (err) {
+      if (this.#closed) return;
+      throw await toJournalError(err, this.ctx.log, undefined, () => this.ctx.head());
+    } finally {
+      // However iteration ends (close, a `break` in the caller's loop, an error), the consumer goes too.
+      await this.#release();
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<JournalEvent> {
+    return this.#iterator;
+  }
+
+  /** The seq of the last event yielded (the `afterSeq` it started from before any). */
+  get lastSeq(): number {
+    return this.#last;
+  }
+
+  /**
+   * Ends iteration (a pending `next()` resolves done) and deletes the consumer on the server; when
+   * the broker is unreachable the consumer is left to its inactivity threshold. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      const released = this.#release();
+      // `return()` ends a generator parked at `yield`; one parked on the message queue ends as soon as
+      // `stop()` wakes that queue, and `return()` then resolves after it.
+      await this.#iterator.return(undefined);
+      await released;
+    })();
+    return this.#closing;
+  }
+
+  /** Marks the subscription closed and releases its consumer; never waits on the iterator. Idempotent. */
+  #release(): Promise<void> {
+    this.#releasing ??= (async () => {
+      this.#closed = true;
+      this.onClose(this);
+      const live = await this.#ready.catch(() => undefined);
+      if (live) await release(live.consumer, live.messages);
+    })();
+    return this.#releasing;
+  }
+}
+
+/**
+ * Stops the message queue (unsubscribes, cancels timers) and deletes the consumer. Not `close()`:
+ * that waits for the queue's iterator to drain, which never happens when nobody is iterating.
+ */
+async function release(consumer: Consumer, messages: ConsumerMessages): Promise<void> {
+  messages.stop();
+  // Best effort: an ephemeral consumer the server cannot delete now expires by itself.
+  await consumer.delete().catch(() => false);
+}
