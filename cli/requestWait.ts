@@ -1,7 +1,9 @@
-import type { ApiClient } from './api.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError, type ApiClient } from './api.ts';
 import { listCities, type CityInfo } from './cities.ts';
 import { CliError } from './errors.ts';
 import type { WireEvent } from './events/filter.ts';
+import { supervisorEvents } from './events/list.ts';
 import { follow, streamTarget } from './events/stream.ts';
 
 /** The 202 body of an async supervisor operation (spec 2.1). */
@@ -41,24 +43,53 @@ const payloadOf = (ev: WireEvent): Record<string, unknown> =>
  */
 export async function waitForRequest(client: ApiClient, opts: WaitOptions): Promise<RequestOutcome> {
   let outcome: RequestOutcome | undefined;
-  await follow({
-    client,
-    target: streamTarget({ kind: 'supervisor' }, opts.accepted.event_cursor),
-    filter: { matcher: new Map() },
-    signal: opts.signal,
-    warn: opts.warn,
-    emit: async (line, event) => {
-      const terminal = event.type === opts.resultType || event.type === 'request.failed';
-      if (terminal && payloadOf(event).request_id === opts.accepted.request_id) {
-        outcome = { ok: event.type === opts.resultType, line, event };
-        return 'stop';
-      }
-      opts.onEvent?.(event);
-      return undefined;
-    },
-  });
+  const isTerminal = (event: WireEvent): boolean =>
+    (event.type === opts.resultType || event.type === 'request.failed') &&
+    payloadOf(event).request_id === opts.accepted.request_id;
+  try {
+    await followUntil();
+  } catch (err) {
+    // After unregistering the last city the stream has no city to attach and answers 503 no_providers,
+    // although the terminal event is on its way to the supervisor log (spec 4.4 rule 3 says it must not).
+    // The list still serves that log, so read it until the event is there rather than fail the wait.
+    if (!(err instanceof ApiError && err.code === 'no_providers')) throw err;
+    outcome = await pollList(client, opts, isTerminal);
+  }
   if (!outcome) throw new CliError(`gave up waiting for ${opts.accepted.request_id}`);
   return outcome;
+
+  async function followUntil(): Promise<void> {
+    await follow({
+      client,
+      target: streamTarget({ kind: 'supervisor' }, opts.accepted.event_cursor),
+      filter: { matcher: new Map() },
+      signal: opts.signal,
+      warn: opts.warn,
+      giveUpOn: (err) => err.code === 'no_providers',
+      emit: async (line, event) => {
+        if (isTerminal(event)) {
+          outcome = { ok: event.type === opts.resultType, line, event };
+          return 'stop';
+        }
+        opts.onEvent?.(event);
+        return undefined;
+      },
+    });
+  }
+}
+
+/** Reads the supervisor list after the 202's cursor every 250 ms until the terminal event is in it. */
+async function pollList(
+  client: ApiClient,
+  opts: WaitOptions,
+  isTerminal: (event: WireEvent) => boolean,
+): Promise<RequestOutcome> {
+  for (;;) {
+    const events = await supervisorEvents(client, { afterCursor: opts.accepted.event_cursor });
+    const event = events.find(isTerminal);
+    if (event) return { ok: event.type === opts.resultType, line: JSON.stringify(event), event };
+    await sleep(250, undefined, { signal: opts.signal });
+  }
 }
 
 /** The failure text of a `request.failed` event: its `error_message`, with the `error_code` when present. Pure. */

@@ -2,6 +2,7 @@ import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
 import Events from './events.ts';
+import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
 import SupervisorStop from './supervisor/stop.ts';
@@ -15,6 +16,7 @@ export const COMMANDS = {
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
   events: Events,
+  'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,
   'supervisor:stop': SupervisorStop,

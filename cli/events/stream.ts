@@ -55,6 +55,8 @@ export interface StreamRun {
   warn: (message: string) => void;
   /** Reconnect a connection silent for this long (no events, no heartbeats). */
   idleMs?: number;
+  /** A Problem that ends `follow` even on a reconnect (where 404 and 5xx are otherwise retried). */
+  giveUpOn?: (err: ApiError) => boolean;
 }
 
 /**
@@ -134,7 +136,7 @@ export async function follow(run: StreamRun): Promise<void> {
     } catch (err) {
       if (run.signal.aborted) return;
       if (err instanceof CliError) throw err;
-      if (err instanceof ApiError && (!connected || !retryable(err))) throw err;
+      if (err instanceof ApiError && (!connected || !retryable(err) || run.giveUpOn?.(err))) throw err;
       if (delivered) delay = BACKOFF.initialMs;
       why = delivered
         ? `stream broke, reconnecting in ${delay / 1000}s: ${errorText(err)}`

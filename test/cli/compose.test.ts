@@ -1,0 +1,83 @@
+import t from 'tap';
+import { readCompose, readDockerfile } from './helpers/compose.ts';
+
+/**
+ * No Docker engine runs here, so the compose file and the Dockerfile are checked for the structure the
+ * deployment depends on; compose.topology.test.ts runs the same topology with local processes.
+ */
+
+const compose = readCompose();
+const nats = compose.services.nats!;
+const sup = compose.services.supervisor!;
+
+t.test('NATS runs an upstream >= 2.10 server with JetStream on a persistent named volume', async (t) => {
+  const m = /^nats:(\d+)\.(\d+)/.exec(nats.image ?? '');
+  t.ok(m, `image ${nats.image}`);
+  t.ok(Number(m![1]) > 2 || (Number(m![1]) === 2 && Number(m![2]) >= 10), 'version 2.10 or newer');
+  const cmd = nats.command ?? [];
+  t.ok(cmd.includes('-js'), 'JetStream enabled');
+  t.equal(cmd[cmd.indexOf('-sd') + 1], '/data', 'store dir /data');
+  const mount = (nats.volumes ?? []).find((v) => v.endsWith(':/data'));
+  t.ok(mount, '/data is mounted');
+  const volume = mount!.split(':')[0]!;
+  t.notMatch(volume, /^[./]/, 'a named volume, not a bind mount');
+  t.ok(compose.volumes && volume in compose.volumes, 'declared at the top level');
+});
+
+t.test('NATS is health-checked on its monitoring port 8222 /healthz', async (t) => {
+  const cmd = nats.command ?? [];
+  t.equal(cmd[cmd.indexOf('-m') + 1], '8222', 'monitoring port enabled');
+  t.match((nats.healthcheck?.test ?? []).join(' '), /:8222\/healthz/);
+});
+
+t.test(
+  'the supervisor is built here, runs gc supervisor run bound to 0.0.0.0, and talks to nats',
+  async (t) => {
+    t.ok(
+      sup.build === '.' || (typeof sup.build === 'object' && sup.build.context === '.'),
+      'built from this repo',
+    );
+    t.same(sup.command, ['node', 'bin/gc.js', 'supervisor', 'run', '--bind', '0.0.0.0']);
+    const env = sup.environment ?? {};
+    t.equal(env.GC_NATS_URL, 'nats://nats:4222');
+    t.equal(env.GC_HOME, '/data/gc');
+    const home = (sup.volumes ?? []).find((v) => v.endsWith(':/data/gc'));
+    t.ok(home && compose.volumes && home.split(':')[0]! in compose.volumes, 'GC_HOME is a named volume');
+    t.same(sup.depends_on?.nats, { condition: 'service_healthy' }, 'waits for a healthy nats');
+    t.match((sup.healthcheck?.test ?? []).join(' '), /127\.0\.0\.1:8372\/health/);
+  },
+);
+
+t.test(
+  'GC_ALLOW_MUTATIONS is decided deliberately: allowed only when the port is published on loopback',
+  async (t) => {
+    const allow = sup.environment?.GC_ALLOW_MUTATIONS;
+    t.ok(allow === '0' || allow === '1', `set explicitly (${allow})`);
+    const published = (sup.ports ?? []).filter((p) => p.endsWith(':8372'));
+    t.ok(published.length > 0, 'port 8372 is published');
+    if (allow === '1') {
+      t.ok(
+        published.every((p) => p.startsWith('127.0.0.1:')),
+        'a mutable API is reachable from the host only',
+      );
+    }
+  },
+);
+
+t.test(
+  'the Dockerfile builds on node:20 with npm ci and npm run build, and runs the same command',
+  async (t) => {
+    const lines = readDockerfile();
+    const froms = lines.filter((l) => l.startsWith('FROM '));
+    t.ok(froms.length > 0 && froms.every((l) => /^FROM node:20[.-]/.test(l)), froms.join(' | '));
+    t.ok(lines.includes('RUN npm ci'), 'npm ci');
+    t.ok(lines.includes('RUN npm run build'), 'npm run build');
+    t.ok(lines.includes('EXPOSE 8372'));
+    const cmd = lines.find((l) => l.startsWith('CMD '));
+    t.same(JSON.parse(cmd!.slice(4)), sup.command, 'the image runs what compose runs');
+    t.match(
+      lines.find((l) => l.startsWith('HEALTHCHECK ')),
+      /127\.0\.0\.1:8372\/health/,
+    );
+  },
+);
