@@ -79,12 +79,13 @@ export interface CityHarness {
 
 /**
  * Starts a city named uniquely on a backend of `env` and attaches it, running, with its bead store in
- * `services.beads`, to a fresh app. Everything is closed on teardown.
+ * `services.beads`, to a fresh app. `wrap` may stand in front of the first journal (to delay or fail
+ * its appends). Everything is closed on teardown.
  */
 export async function cityHarness(
   t: Test,
   env: BackendEnv,
-  options: BeadServiceOptions = {},
+  options: BeadServiceOptions & { wrap?: (journal: Journal) => Journal } = {},
 ): Promise<CityHarness> {
   const factory = env.storage();
   const name = `city${++cities}-${randomBytes(3).toString('hex')}`;
@@ -92,7 +93,8 @@ export async function cityHarness(
   const location = { name, file: join(dir, '.gc', 'events.jsonl') };
   const { app, deps } = await memoryApp();
   let backend = factory();
-  const journal = await backend.open(location);
+  const opened = await backend.open(location);
+  const journal = options.wrap ? options.wrap(opened) : opened;
   const service = await startBeadService({ name, path: dir, journal }, options);
   const harness: CityHarness = {
     name,
@@ -160,12 +162,32 @@ export function call(
 }
 
 /** Creates a bead over HTTP and answers it (fails the test on a non-201). */
-export async function createBead(
-  t: Test,
-  h: CityHarness,
-  body: Record<string, unknown>,
-): Promise<Bead> {
+export async function createBead(t: Test, h: CityHarness, body: Record<string, unknown>): Promise<Bead> {
   const res = await call(h, 'POST', '/beads', body);
   t.equal(res.statusCode, 201, `create ${JSON.stringify(body)}: ${res.body}`);
   return res.json();
+}
+
+/** A journal whose appends wait while the gate is shut: `shut()`, then `open()` to let them through. */
+export function gatedJournal(journal: Journal): Journal & { shut(): void; open(): void } {
+  let gate: Promise<void> | undefined;
+  let release = () => {};
+  return {
+    name: journal.name,
+    list: (filter) => journal.list(filter),
+    head: () => journal.head(),
+    subscribe: (afterSeq) => journal.subscribe(afterSeq),
+    close: () => journal.close(),
+    append: async (draft, options) => {
+      await gate;
+      return journal.append(draft, options);
+    },
+    shut: () => {
+      gate = new Promise((resolve) => (release = resolve));
+    },
+    open: () => {
+      gate = undefined;
+      release();
+    },
+  };
 }

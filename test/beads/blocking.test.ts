@@ -1,0 +1,102 @@
+import t from 'tap';
+import { parseGoDuration } from '../../http/routes/beadsQueryParams.ts';
+import { call, cityHarness, createBead, forEachBackend } from './helpers.ts';
+
+t.test('Go durations parse as upstream writes them', async (t) => {
+  const cases: Array<[string, number | undefined]> = [
+    ['30s', 30_000],
+    ['2m', 120_000],
+    ['1m30s', 90_000],
+    ['1.5h', 5_400_000],
+    ['250ms', 250],
+    ['0', 0],
+    ['', undefined],
+    ['10', undefined],
+    ['-1s', undefined],
+    ['5 s', undefined],
+    ['1d', undefined],
+  ];
+  for (const [text, ms] of cases) t.equal(parseGoDuration(text), ms, JSON.stringify(text));
+});
+
+forEachBackend(t, async (t, env) => {
+  t.test('a blocking list on a real socket answers as soon as the city index passes `index`', async (t) => {
+    const h = await cityHarness(t, env);
+    await createBead(t, h, { title: 'first' });
+    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const index = h.service.service.index;
+    const started = Date.now();
+    const pending = fetch(`${address}${h.base}/beads?index=${index}&wait=20s`);
+    await new Promise((r) => setTimeout(r, 150));
+    await createBead(t, h, { title: 'second' });
+    const res = await pending;
+    const elapsed = Date.now() - started;
+    t.equal(res.status, 200);
+    t.ok(elapsed < 5000, `answered after ${elapsed} ms, not after the wait`);
+    t.ok(Number(res.headers.get('x-gc-index')) > index, 'X-GC-Index moved past index');
+    const body = (await res.json()) as { items: Array<{ title: string }> };
+    t.equal(body.items[0]?.title, 'second', 'the answer includes the change it waited for');
+  });
+
+  t.test('any city event wakes a blocking query, not only bead events', async (t) => {
+    const h = await cityHarness(t, env);
+    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const pending = fetch(`${address}${h.base}/beads?index=0&wait=20s`);
+    await new Promise((r) => setTimeout(r, 100));
+    await h.journal.append({ type: 'session.woke', actor: 'test', payload: {} });
+    const res = await pending;
+    t.equal(res.status, 200);
+    t.equal(res.headers.get('x-gc-index'), '1');
+  });
+
+  t.test(
+    'a blocking query whose index has passed answers at once; one with nothing new waits `wait`',
+    async (t) => {
+      const h = await cityHarness(t, env);
+      await createBead(t, h, { title: 'a' });
+      const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+      let started = Date.now();
+      const passed = await fetch(`${address}${h.base}/beads?index=0&wait=20s`);
+      t.equal(passed.status, 200);
+      t.ok(Date.now() - started < 2000);
+      started = Date.now();
+      const quiet = await fetch(`${address}${h.base}/beads?index=1&wait=300ms`);
+      const elapsed = Date.now() - started;
+      t.equal(quiet.status, 200);
+      t.ok(elapsed >= 280 && elapsed < 3000, `waited ${elapsed} ms`);
+      t.equal(quiet.headers.get('x-gc-index'), '1');
+      const gone = new AbortController();
+      const abandoned = fetch(`${address}${h.base}/beads?index=1&wait=30s`, { signal: gone.signal });
+      await new Promise((r) => setTimeout(r, 50));
+      gone.abort();
+      await t.rejects(abandoned, 'a client may give up on a blocking query');
+      t.equal((await call(h, 'GET', '/beads')).statusCode, 200, 'and the server carries on');
+    },
+  );
+
+  t.test('ready, mail and convoys lists block on the index too', async (t) => {
+    const h = await cityHarness(t, env);
+    for (const path of ['/beads/ready', '/mail', '/convoys']) {
+      const index = h.service.service.index;
+      const pending = call(h, 'GET', `${path}?index=${index}&wait=20s`);
+      await new Promise((r) => setTimeout(r, 50));
+      await createBead(t, h, { title: `wake ${path}` });
+      const res = await pending;
+      t.equal(res.statusCode, 200, path);
+      t.ok(Number(res.headers['x-gc-index']) > index, `${path} answered after the change`);
+    }
+  });
+
+  t.test('a bad index or wait is a 400', async (t) => {
+    const h = await cityHarness(t, env);
+    for (const [query, detail] of [
+      ['index=-1', 'invalid: index must be a non-negative integer: "-1"'],
+      ['index=abc', 'invalid: index must be a non-negative integer: "abc"'],
+      ['index=1&wait=soon', 'invalid: invalid wait duration: "soon"'],
+    ] as const) {
+      const res = await call(h, 'GET', `/beads?${query}`);
+      t.equal(res.statusCode, 400, query);
+      t.equal(res.json().detail, detail);
+    }
+  });
+});
