@@ -74,8 +74,8 @@ async function checkHost(core: SupervisorCore, provider: string | undefined): Pr
 }
 
 /**
- * `POST /v0/city`: validates, scaffolds the directory, registers the city, records `city.created` in the
- * city's log and `request.accepted` in the supervisor's, attaches the city to LiveCities (running=false)
+ * `POST /v0/city`: validates, scaffolds the directory, registers the city, creates and opens its log,
+ * records `city.created` in it and `request.accepted` in the supervisor's, attaches the city to LiveCities (running=false)
  * and answers; the reconciler (poked at once) starts the city and records the terminal event.
  * The cursor is captured before any of that work. A failure before acceptance undoes everything done.
  * @throws ValidationError 422, ConflictError 409, UnavailableError 503, or the journal's/file system's
@@ -117,9 +117,10 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
 
     const event_cursor = await captureCursor(core.live.logs());
     scaffold = await scaffoldCity(path, name, { provider, startCommand, bootstrapProfile: profile });
-    city = await core.openCity({ name, path });
     await core.registry.add({ name, path });
     registered = true;
+    await scaffold.createLog();
+    city = await core.openCity({ name, path });
     await city.send({ type: 'REGISTER' });
     const request_id = core.newRequestId();
     await core.log.accept({ request_id, operation: 'city.create', name, path });

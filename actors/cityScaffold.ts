@@ -96,15 +96,20 @@ export async function isInitialized(path: string): Promise<boolean> {
   return (await kind(join(gc, 'events.jsonl'))) === 'other';
 }
 
-/** Undoes a scaffold: removes exactly what it created. */
+/** A scaffold in progress: `createLog` finishes it; `rollback` removes exactly what it created. */
 export interface Scaffold {
+  /**
+   * Creates the empty `.gc/events.jsonl` (the city's log file for the file backend, and the marker that
+   * makes the directory an initialized city for every backend). Done last, after the registry write, so
+   * a crash in between never leaves an initialized city that no registry knows.
+   */
+  createLog(): Promise<void>;
   rollback(): Promise<void>;
 }
 
 /**
- * Scaffolds a city in `path`: the directory itself when missing, `city.toml` (kept when present), `.gc/`
- * with cache, runtime and system, and an empty `.gc/events.jsonl` (the city's log file for the file
- * backend, and the initialized-city marker for every backend).
+ * Scaffolds a city in `path`: the directory itself when missing, `city.toml` (kept when present), and
+ * `.gc/` with cache, runtime and system; `createLog` adds the log file later.
  * Effects: creates directories and files. Throws the file system's error after undoing its own work.
  */
 export async function scaffoldCity(
@@ -137,14 +142,16 @@ export async function scaffoldCity(
         created.push(p);
       }
     }
-    const log = join(gc, 'events.jsonl');
-    if ((await kind(log)) === 'missing') {
-      await writeFile(log, '', { flag: 'wx' });
-      created.push(log);
-    }
   } catch (err) {
     await rollback();
     throw err;
   }
-  return { rollback };
+  const createLog = async (): Promise<void> => {
+    const log = join(path, '.gc', 'events.jsonl');
+    if ((await kind(log)) === 'missing') {
+      await writeFile(log, '', { flag: 'wx' });
+      created.push(log);
+    }
+  };
+  return { createLog, rollback };
 }

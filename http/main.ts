@@ -81,14 +81,10 @@ export async function runSupervisor(
 
 /** `node dist/http/main.js`: runs the supervisor with `loadConfig()` until SIGTERM or SIGINT. */
 async function main(): Promise<void> {
-  const running = await runSupervisor(loadConfig());
-  process.stderr.write(`gc supervisor: listening on ${running.url}\n`);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`gc supervisor: ${signal}, stopping\n`);
-    running.close().then(
+  const state: { running?: RunningSupervisor; signal?: string } = {};
+  const shutdown = (): void => {
+    process.stderr.write(`gc supervisor: ${state.signal}, stopping\n`);
+    state.running!.close().then(
       () => process.exit(0),
       (err: unknown) => {
         process.stderr.write(`gc supervisor: stop failed: ${(err as Error).stack ?? String(err)}\n`);
@@ -96,8 +92,17 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // Installed before starting: a signal during start-up stops the supervisor as soon as it is up.
+  const onSignal = (name: string): void => {
+    if (state.signal) return;
+    state.signal = name;
+    if (state.running) shutdown();
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  state.running = await runSupervisor(loadConfig());
+  process.stderr.write(`gc supervisor: listening on ${state.running.url}\n`);
+  if (state.signal) shutdown();
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
