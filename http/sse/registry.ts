@@ -23,6 +23,11 @@ export class StreamRegistry {
     return this.#open.size;
   }
 
+  /** The open streams, oldest first. */
+  writers(): SseWriter[] {
+    return [...this.#open];
+  }
+
   /** Ends every open stream (clients see a clean end and reconnect). Effect: closes their responses. */
   closeAll(reason: 'shutdown' | 'ended' = 'shutdown'): void {
     for (const writer of [...this.#open]) writer.close(reason);
