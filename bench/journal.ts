@@ -12,8 +12,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { FileJournalBackend } from '../actors/journal/fileJournal.ts';
 import { JetStreamJournalBackend } from '../actors/journal/jetstreamJournal.ts';
-import type { JournalBackend } from '../actors/journal/journal.ts';
 import { findNatsServer, startNatsServer } from '../test/helpers/natsServer.ts';
 import { journalContender, rawContender, type Contender, type Sizes } from './journalContenders.ts';
 import { quantile, type LatencyFigures } from './journalKit.ts';
@@ -50,18 +50,6 @@ interface Figures {
 }
 type Result = Figures | { error: string };
 const ok = (r: Result | undefined): r is Figures => r !== undefined && !('error' in r);
-
-/**
- * The file backend, loaded by a computed specifier so this bench builds and runs (reporting the file part
- * as missing) in a checkout without it.
- */
-async function fileBackend(): Promise<JournalBackend> {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const mod = (await import(new URL(`../actors/journal/fileJournal${ext}`, import.meta.url).href)) as {
-    FileJournalBackend: new () => JournalBackend;
-  };
-  return new mod.FileJournalBackend();
-}
 
 /** Measures every contender; a contender that fails is reported with its error and dropped. */
 async function measureAll(contenders: Contender[]): Promise<Record<string, Result>> {
@@ -126,9 +114,7 @@ async function main(): Promise<void> {
     } else {
       missing.raw_jetstream = missing.jetstream = { error: 'nats-server not found on PATH' };
     }
-    const file = await fileBackend().catch((err: unknown) => ({ error: `file backend: ${String(err)}` }));
-    if ('error' in file) missing.file = file;
-    else contenders.push(journalContender('file', file, join(dir, 'file'), sizes));
+    contenders.push(journalContender('file', new FileJournalBackend(), join(dir, 'file'), sizes));
     const results = { ...missing, ...(await measureAll(contenders)) };
     const serverVersion = contenders.find((c) => c.name === 'raw_jetstream')?.serverVersion;
     process.stdout.write(JSON.stringify(summarise(results, serverVersion)) + '\n');
@@ -214,6 +200,8 @@ function summarise(results: Record<string, Result>, serverVersion: string | unde
     scenario: 'journal',
     mode: quick ? 'quick' : 'full',
     nats_server: serverVersion ?? null,
+    // The file backend's default: appends are handed to the kernel, not fdatasync'd.
+    file_fsync: 'never',
     sizes,
     raw_jetstream: raw,
     jetstream: js,

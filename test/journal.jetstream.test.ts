@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { isSeqConflict, UnavailableError } from '../actors/errors.ts';
+import { connect } from '@nats-io/transport-node';
+import { NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import { JetStreamJournalBackend, jetStreamLiveResources } from '../actors/journal/jetstreamJournal.ts';
+import { JetStreamPublisher } from '../actors/journal/jetstreamPublisher.ts';
 import type { Journal, JournalBackend, JournalEvent, LogLocation } from '../actors/journal/journal.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
 import { withJetStream } from './helpers/nats.ts';
@@ -179,5 +182,23 @@ if (nats) {
     await a.append({ type: 'a', actor: 'x' });
     const b = await opened(t, backend(), { ...loc, name: 'renamed' });
     t.equal(await b.head(), 1);
+  });
+
+  t.test('a publish nobody acknowledges times out, and one nobody hears fails at once', async (t) => {
+    const nc = await connect({ servers: nats.url });
+    t.teardown(() => nc.close());
+    const publisher = new JetStreamPublisher(nc, 300);
+    // A plain subscriber shows interest (so no "no responders") but never answers, as a stalled broker.
+    nc.subscribe('silent.subject');
+    await nc.flush();
+    const started = Date.now();
+    await t.rejects(publisher.publish('silent.subject', '{}', { msgId: 'a' }), TimeoutError);
+    t.ok(Date.now() - started < 2000, 'within the timeout plus one sweep');
+    const err: unknown = await publisher
+      .publish('nobody.listens', '{}', { msgId: 'b' })
+      .catch((e: unknown) => e);
+    // By instance, not via t.rejects: this class's `name` ("NoResponders") differs from the class name.
+    t.ok(err instanceof NoRespondersError, 'no responders');
+    publisher.close(new Error('closed'));
   });
 }

@@ -1,8 +1,9 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { ClosedConnectionError, ConnectionError, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { UnavailableError } from '../errors.ts';
 import { JOURNAL_UNAVAILABLE, toJournalError } from './jetstreamErrors.ts';
+import { JetStreamPublisher } from './jetstreamPublisher.ts';
 
 /**
  * One NATS connection with its JetStream clients, reconnecting forever, and aware of whether it is
@@ -11,17 +12,21 @@ import { JOURNAL_UNAVAILABLE, toJournalError } from './jetstreamErrors.ts';
  * Why it tracks that: nats.js clears its outbound buffer on every reconnect attempt, so a request
  * written while disconnected is silently lost and only fails at its timeout. Callers wait for the
  * connection with `whenConnected()` first, so a request made during a broker restart goes out once
- * the client is back instead of vanishing.
+ * the client is back instead of vanishing, and appends in flight when it drops fail at once.
  */
 export class JetStreamConnection {
   #connected = true;
   #waiters: Array<() => void> = [];
+  /** Appends go through it: acks matched on one inbox, failed at once when the connection drops. */
+  readonly publisher: JetStreamPublisher;
 
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
+    timeoutMs: number,
   ) {
+    this.publisher = new JetStreamPublisher(nc, timeoutMs);
     void this.#watch();
   }
 
@@ -38,7 +43,7 @@ export class JetStreamConnection {
         timeout: timeoutMs,
       });
       const opts = { timeout: timeoutMs };
-      return new JetStreamConnection(nc, jetstream(nc, opts), await jetstreamManager(nc, opts));
+      return new JetStreamConnection(nc, jetstream(nc, opts), await jetstreamManager(nc, opts), timeoutMs);
     } catch (err) {
       throw await toJournalError(err, servers, undefined, async () => 0);
     }
@@ -71,13 +76,17 @@ export class JetStreamConnection {
 
   /** Closes the connection; pending waiters are released and then fail on their own requests. */
   async close(): Promise<void> {
+    this.publisher.close(new ClosedConnectionError());
     await this.nc.close();
     this.#wake();
   }
 
   async #watch(): Promise<void> {
     for await (const s of this.nc.status()) {
-      if (s.type === 'disconnect') this.#connected = false;
+      if (s.type === 'disconnect') {
+        this.#connected = false;
+        this.publisher.failAll(new ConnectionError('disconnected from the NATS server'));
+      }
       if (s.type === 'reconnect') {
         this.#connected = true;
         this.#wake();

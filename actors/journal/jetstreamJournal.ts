@@ -68,11 +68,8 @@ export class JetStreamJournal implements Journal {
     const { expectedSeq } = options;
     try {
       if (!this.conn.connected) await this.#connected();
-      const ack = await this.conn.js.publish(this.address.subject, body, {
-        msgID: options.msgId ?? nuid.next(),
-        timeout: this.timeoutMs,
-        ...(expectedSeq === undefined ? {} : { expect: { lastSequence: expectedSeq } }),
-      });
+      const msgId = options.msgId ?? nuid.next();
+      const ack = await this.conn.publisher.publish(this.address.subject, body, { msgId, expectedSeq });
       if (ack.duplicate) return (await this.#get(ack.seq)) ?? withSeq(ack.seq);
       return withSeq(ack.seq);
     } catch (err) {
