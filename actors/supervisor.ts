@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { CityActor } from './cityActor.ts';
 import { createCity } from './cityCreate.ts';
+import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import { unregisterCity } from './cityUnregister.ts';
 import type { SupervisorConfig } from './config.ts';
@@ -30,7 +31,7 @@ import { SupervisorLog } from './supervisorLog.ts';
 export interface SupervisorOptions {
   /** The host as readiness probes and creates see it (default: the real one; `home` resolves relative dirs). */
   host?: HostProbe;
-  /** Per-city services started in the startup phases (see `CityServiceFactory`). */
+  /** Per-city services started in the startup phases (default `DEFAULT_CITY_SERVICES`: the bead store). */
   services?: readonly CityServiceFactory[];
   /** Executables a create needs on the host (default `HARD_DEPENDENCIES`). */
   hardDependencies?: readonly string[];
@@ -78,7 +79,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.startedAt = this.now();
     this.newRequestId = options.newRequestId ?? newAsyncRequestId;
     this.readiness = new Readiness(options.host ?? systemHostProbe(), () => this.now().getTime());
-    this.services = options.services ?? [];
+    this.services = options.services ?? DEFAULT_CITY_SERVICES;
     this.hardDependencies = options.hardDependencies ?? HARD_DEPENDENCIES;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.live = new LiveCities(log.journal);

@@ -1,0 +1,12 @@
+import { BEAD_SERVICE, startBeadService } from './beads/startBeadService.ts';
+import type { CityServiceFactory } from './cityServices.ts';
+
+/** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
+export const beadStoreService: CityServiceFactory = {
+  name: BEAD_SERVICE,
+  phase: 'starting_bead_store',
+  start: (city) => startBeadService(city),
+};
+
+/** The services every city starts with unless a supervisor is given its own list. */
+export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [beadStoreService];
