@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `gc` launcher: runs the compiled oclif CLI from dist/. Kept tiny on purpose: start-up time is
 // paid by every `gc` invocation (and every script loop around one).
-import { flush, run } from '@oclif/core';
+import { flush } from '@oclif/core/flush';
+import { run } from '@oclif/core/run';
 
 // `gc events … | head -1` closes stdout early; that is the reader's choice, not a failure.
 process.stdout.on('error', (err) => {

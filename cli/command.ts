@@ -1,4 +1,4 @@
-import { Command } from '@oclif/core';
+import { Command } from '@oclif/core/command';
 import { ApiError, TransportError } from './api.ts';
 import { CliError, errorText } from './errors.ts';
 import { writeLine } from './jsonl.ts';

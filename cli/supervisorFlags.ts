@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 
 /**
  * The configuration flags of `gc supervisor run`, which `start` passes through to it. Each overrides its

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { ApiClient } from '../api.ts';
 import { listCities, type CityInfo } from '../cities.ts';
 import { GcCommand } from '../command.ts';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { ApiClient } from '../api.ts';
 import { resolveScope } from '../cityScope.ts';
 import { GcCommand } from '../command.ts';

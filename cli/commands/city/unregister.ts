@@ -1,4 +1,5 @@
-import { Args, Flags } from '@oclif/core';
+import * as Args from '@oclif/core/args';
+import * as Flags from '@oclif/core/flags';
 import { ApiClient } from '../../api.ts';
 import { finishCityOp } from '../../cityOp.ts';
 import { GcCommand } from '../../command.ts';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { GcCommand } from '../../command.ts';
 import { CliError } from '../../errors.ts';
 import { connectableUrl, gcHome, readSupervisorRecord } from '../../home.ts';

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core';
+import * as Flags from '@oclif/core/flags';
 import { GcCommand } from '../../command.ts';
 import { CliError } from '../../errors.ts';
 import { gcHome } from '../../home.ts';

@@ -122,6 +122,11 @@ export class GcProcess {
     return this.until(() => re.test(this.stderr), ms, `stderr ${re}`);
   }
 
+  /** The stdout lines so far, as text. */
+  stdout(): string {
+    return this.lines.map((l) => l + '\n').join('');
+  }
+
   /** The process's result once it exits by itself. */
   get done(): Promise<GcResult> {
     return this.#closed;
