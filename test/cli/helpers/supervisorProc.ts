@@ -69,7 +69,7 @@ export async function startSupervisorProc(
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child = proc;
-    proc.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    proc.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`supervisor exited (${proc.exitCode}):\n${stderr}`);
