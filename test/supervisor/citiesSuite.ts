@@ -392,6 +392,14 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
     t.equal(woke.headers.get('x-gc-index'), '4');
     t.equal((await s.call('GET', '/v0/city/eta/status?index=x')).status, 400);
 
+    const readiness = await s.call('GET', '/v0/city/eta/readiness?items=github_cli');
+    t.same([readiness.status, Object.keys(readiness.body.items)], [200, ['github_cli']]);
+    const providers = await s.call('GET', '/v0/city/eta/provider-readiness');
+    t.same(
+      [providers.status, Object.keys(providers.body.providers).sort()],
+      [200, ['claude', 'codex', 'gemini']],
+    );
+
     const stopped = await s.call('POST', '/v0/city/eta/stop');
     t.same([stopped.status, stopped.body], [200, { status: 'ok' }]);
     t.same(
