@@ -7,9 +7,10 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { nanos, nuid } from '@nats-io/nats-core';
+import { UnavailableError } from '../errors.ts';
 import { decodeEvent, encodeEvent } from './jetstreamCodec.ts';
 import { JetStreamConnection } from './jetstreamConnection.ts';
-import { toJournalError } from './jetstreamErrors.ts';
+import { JOURNAL_UNAVAILABLE, toJournalError } from './jetstreamErrors.ts';
 import { streamAddress, type StreamAddress } from './jetstreamNames.ts';
 import { listEvents } from './jetstreamRead.ts';
 import { JetStreamSubscription } from './jetstreamSubscription.ts';
@@ -59,8 +60,8 @@ export class JetStreamJournal implements Journal {
   /**
    * Publishes the event and resolves once JetStream has stored it. A retry with the same `msgId`
    * resolves with the event first stored under it. Throws `SeqConflictError` when `expectedSeq` is
-   * stale, `UnavailableError` when the broker does not answer in time (the event may still have been
-   * stored: retry with the same `msgId`), and `Error` after `close()`.
+   * stale, and `UnavailableError` after `close()` or when the broker does not answer in time (then the
+   * event may still have been stored: retry with the same `msgId`).
    */
   async append(draft: EventDraft, options: AppendOptions = {}): Promise<JournalEvent> {
     this.#assertOpen();
@@ -138,7 +139,8 @@ export class JetStreamJournal implements Journal {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new Error(`journal ${this.name} is closed`);
+    // The file backend's answer too: over HTTP a request racing shutdown gets a 503, not a 500.
+    if (this.#closed) throw new UnavailableError(`journal ${this.name} is closed`, JOURNAL_UNAVAILABLE);
   }
 
   #connected(): Promise<void> {
@@ -184,10 +186,10 @@ export class JetStreamJournalBackend implements JournalBackend {
    * Opens the log at `location`, creating its stream when it does not exist yet; the same file always
    * maps to the same stream, and opening it twice on one backend yields the same journal.
    * Effects: connects on first use; may create a stream. Throws `UnavailableError` when the broker
-   * cannot be reached, and `Error` after `close()`.
+   * cannot be reached or after `close()`.
    */
   async open(location: LogLocation): Promise<Journal> {
-    if (this.#closed) throw new Error('jetstream journal backend is closed');
+    if (this.#closed) throw new UnavailableError('jetstream journal backend is closed', JOURNAL_UNAVAILABLE);
     const address = streamAddress(location.file, this.options.prefix);
     let journal = this.#journals.get(address.stream);
     if (!journal) {

@@ -51,6 +51,22 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Runs the server (`$0 $@`) under a shell that stops it when its stdin closes, which happens when the
+ * test process exits however it dies (even SIGKILL on a tap timeout), so no server outlives its test.
+ * The shell exits with the server; SIGTERM to the shell kills the server at once.
+ */
+const WATCHDOG = [
+  'exec 3<&0',
+  '"$0" "$@" </dev/null 3<&- & pid=$!',
+  "trap 'kill -KILL $pid 2>/dev/null' TERM",
+  '{ read _ <&3; kill -TERM $pid 2>/dev/null; } &',
+  'watch=$!',
+  'wait $pid; status=$?',
+  'kill $watch 2>/dev/null',
+  'exit $status',
+].join('\n');
+
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = tcpConnect({ port, host: '127.0.0.1' });
@@ -81,10 +97,10 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
 
   async function launch(): Promise<void> {
     log = '';
-    const proc = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir];
+    const proc = spawn('sh', ['-c', WATCHDOG, binary, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
     child = proc;
+    proc.stdin?.on('error', () => {});
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (chunk: string) => {
       // Keep only the tail: it is for diagnosing a failed start, not a full log.
@@ -102,7 +118,7 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
       if (await Promise.race([canConnect(port), exited])) return;
       await Promise.race([new Promise((r) => setTimeout(r, 20)), exited]);
     }
-    proc.kill('SIGKILL');
+    await stop();
     throw new Error(`nats-server did not accept connections on port ${port} within 10s:\n${log}`);
   }
 
@@ -111,8 +127,10 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
     child = undefined;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    // Closing the watchdog's stdin makes it SIGTERM the server (a graceful stop that flushes the store);
+    // SIGTERM to the watchdog itself makes it SIGKILL the server.
+    proc.stdin?.end();
+    const timer = setTimeout(() => proc.kill('SIGTERM'), 5000);
     await gone;
     clearTimeout(timer);
   }
