@@ -353,15 +353,21 @@ export function journalConformance(t: Test, harness: JournalHarness): void {
     const backend = await harness.backend();
     const j = await backend.open(harness.location());
     const sub = j.subscribe(0);
+    const seen: number[] = [];
+    let delivered!: () => void;
+    const first = new Promise<void>((resolve) => (delivered = resolve));
     const done = (async () => {
-      const seen: number[] = [];
-      for await (const e of sub) seen.push(e.seq);
-      return seen;
+      for await (const e of sub) {
+        seen.push(e.seq);
+        delivered();
+      }
     })();
     await j.append(draft('a'));
-    await new Promise((r) => setTimeout(r, 50));
+    // Close only once the event is in hand, so the case checks the ending and not a race with delivery.
+    await first;
     await backend.close();
-    t.same(await done, [1]);
+    await done;
+    t.same(seen, [1]);
   });
 
   t.test('10 concurrent writers x 100 appends get unique gap-free seqs', async (t) => {
