@@ -56,24 +56,30 @@ Configuration: flags override the environment (GC_HOME, GC_BIND, GC_PORT, GC_NAT
       if (err instanceof CliError) throw err;
       throw new CliError(`configuration: ${(err as Error).message}`);
     }
+    // Signals are taken before starting: one that arrives during start-up stops the supervisor as soon as
+    // it is up (the default action would kill it with supervisor.json left behind).
+    let signalled: NodeJS.Signals | undefined;
+    let onStop: (() => void) | undefined;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (signalled) {
+        this.note(`${signal} again, exiting now`);
+        process.exit(1);
+      }
+      signalled = signal;
+      this.note(`${signal}, stopping`);
+      onStop?.();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     const running = await runSupervisor(config);
     this.note(
       `listening on ${running.url} (home ${config.home}, ${config.natsUrl ? `JetStream ${config.natsUrl}` : 'file journal'})`,
     );
-    await new Promise<void>((resolve, reject) => {
-      let stopping = false;
-      const stop = (signal: NodeJS.Signals): void => {
-        if (stopping) {
-          this.note(`${signal} again, exiting now`);
-          process.exit(1);
-        }
-        stopping = true;
-        this.note(`${signal}, stopping`);
-        running.close().then(resolve, reject);
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
+    await new Promise<void>((resolve) => {
+      onStop = resolve;
+      if (signalled) resolve();
     });
+    await running.close();
     this.note('stopped');
   }
 }

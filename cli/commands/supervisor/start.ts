@@ -70,6 +70,8 @@ export default class SupervisorStart extends GcCommand {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (exited !== undefined || !running(pid)) {
+        // It may be a zombie not yet reaped: give the exit event a moment, for the status it carries.
+        if (exited === undefined) await sleep(200);
         removePidFile(home);
         throw new CliError(
           `the supervisor exited (${exited ?? 'gone'}); see ${logPath}:\n${logTail(logPath)}`,
