@@ -1,7 +1,11 @@
-import type { Journal } from '../../actors/journal/journal.ts';
+import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { FrameCache } from '../events/frameCache.ts';
 import { toWireEvent } from '../events/wire.ts';
 import { closeQuietly } from '../events/closeQuietly.ts';
 import type { SseWriter } from './writer.ts';
+
+const frames = new FrameCache();
+const render = (event: JournalEvent): string => JSON.stringify(toWireEvent(event));
 
 /**
  * Streams one city log into `writer` as `event: event` frames whose `id:` is the seq, starting after
@@ -24,7 +28,7 @@ export async function runCityStream(
     for await (const event of sub) {
       await writer.ready();
       if (writer.closed) break;
-      writer.send('event', JSON.stringify(toWireEvent(event)), String(event.seq));
+      writer.send('event', frames.data(journal, '', event, render), String(event.seq));
     }
   } catch (err) {
     if (!writer.closed) onError(err);

@@ -2,6 +2,7 @@ import type { CursorMap } from '../../actors/cursor.ts';
 import type { Journal, Subscription } from '../../actors/journal/journal.ts';
 import type { LiveCities } from '../../actors/liveCities.ts';
 import { closeQuietly } from '../events/closeQuietly.ts';
+import { FrameCache } from '../events/frameCache.ts';
 import { toTaggedWireEvent } from '../events/wire.ts';
 import { CursorTracker } from './cursorTracker.ts';
 import type { SseWriter } from './writer.ts';
@@ -17,6 +18,9 @@ export interface SupervisorStreamOptions {
   retryMinMs?: number;
   retryMaxMs?: number;
 }
+
+/** Tagged frames shared by every supervisor stream reading the same log. */
+const frames = new FrameCache();
 
 /** One log feeding the stream: its own subscription, so a stalled or failing log never blocks another. */
 interface Pump {
@@ -116,11 +120,10 @@ export class SupervisorStream {
           await this.#writer.ready();
           if (pump.stopped) break;
           this.#tracker.set(name, event.seq);
-          this.#writer.send(
-            'tagged_event',
-            JSON.stringify(toTaggedWireEvent(event, name)),
-            this.#tracker.format(),
+          const data = frames.data(pump.journal, name, event, (e) =>
+            JSON.stringify(toTaggedWireEvent(e, name)),
           );
+          this.#writer.send('tagged_event', data, this.#tracker.format());
           delay = this.#retryMin;
         }
         // The log ended (closed under us): reconcile starts a new pump if the city comes back with a new log.

@@ -29,6 +29,8 @@ export interface SseWriterOptions {
 export type CloseReason = 'client' | 'slow_reader' | 'ended' | 'shutdown' | 'error';
 
 const RESOLVED: Promise<void> = Promise.resolve();
+/** Frames are joined into writes of about this many characters. */
+const BATCH_CHARS = 16 * 1024;
 
 /** RFC 3339 UTC with whole seconds, as upstream's heartbeat `timestamp`. Pure. */
 export const heartbeatTimestamp = (date: Date): string => date.toISOString().replace(/\.\d+Z$/, 'Z');
@@ -51,7 +53,8 @@ export class SseWriter {
   readonly #now: () => Date;
   #heartbeat: NodeJS.Timeout | undefined;
   #drain: { promise: Promise<void>; release: () => void } | undefined;
-  #corked = false;
+  #batch = '';
+  #flushQueued = false;
   #closeReason: CloseReason | undefined;
   readonly #onClose: Array<(reason: CloseReason) => void> = [];
 
@@ -103,26 +106,33 @@ export class SseWriter {
   }
 
   /**
-   * Writes one frame; `data` must be one line (compact JSON). Frames written in the same tick go out in one
-   * socket write. Returns false when the stream is closed (the frame was dropped).
+   * Writes one frame; `data` must be one line (compact JSON). Frames sent in the same tick are joined into
+   * one write, flushed at the end of the tick or as soon as they reach 16 KiB: a replay would otherwise pay
+   * an HTTP chunk header and a writev slot per frame. Returns false when the stream is closed.
    */
   send(event: string, data: string, id?: string): boolean {
     if (this.closed) return false;
-    if (!this.#corked) {
-      this.#corked = true;
-      this.#res.cork();
-      process.nextTick(() => {
-        this.#corked = false;
-        this.#res.uncork();
-      });
-    }
-    this.#res.write(
+    this.#batch +=
       id === undefined
         ? `event: ${event}\ndata: ${data}\n\n`
-        : `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`,
-    );
-    if (this.#res.writableLength > this.#maxBuffered) this.close('slow_reader');
+        : `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
+    if (this.#batch.length >= BATCH_CHARS) this.#flush();
+    else if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      process.nextTick(() => {
+        this.#flushQueued = false;
+        this.#flush();
+      });
+    }
     return !this.closed;
+  }
+
+  /** Hands the batch to the socket; past `maxBufferedBytes` unsent, the reader is cut off. */
+  #flush(): void {
+    if (this.#batch === '' || this.closed) return;
+    this.#res.write(this.#batch);
+    this.#batch = '';
+    if (this.#res.writableLength > this.#maxBuffered) this.close('slow_reader');
   }
 
   /** Writes one `event: heartbeat` frame (no `id:`, so it never moves a client's resume point). */
@@ -135,6 +145,9 @@ export class SseWriter {
    * waits, a reader that drains nothing for `stallTimeoutMs` is disconnected.
    */
   ready(): Promise<void> {
+    if (this.closed || this.#res.writableLength + this.#batch.length <= this.#highWater) return RESOLVED;
+    this.#flush();
+    // The kernel may have taken the batch at once; then no `drain` is coming, and none is needed.
     if (this.closed || this.#res.writableLength <= this.#highWater) return RESOLVED;
     if (!this.#drain) {
       let resolve!: () => void;
@@ -160,6 +173,8 @@ export class SseWriter {
    */
   close(reason: CloseReason): void {
     if (this.#closeReason !== undefined) return;
+    // What the reader is owed goes out before a clean end; a slow or broken reader gets nothing more.
+    if (reason === 'ended' || reason === 'shutdown') this.#flush();
     this.#closeReason = reason;
     clearInterval(this.#heartbeat);
     this.#drain?.release();
