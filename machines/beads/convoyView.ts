@@ -1,7 +1,7 @@
 import type { Bead } from '../../schemas/beads.ts';
 import type { ConvoyCheckResponse, ConvoyGetResponse, ConvoyProgress } from '../../schemas/convoys.ts';
 import type { BeadModel } from './model.ts';
-import { pageNewestFirst, type Page } from './paging.ts';
+import { pageOf, type Page } from './paging.ts';
 import { childrenOf } from './queries.ts';
 import { present } from './ready.ts';
 
@@ -33,11 +33,11 @@ export function convoyCheck(model: BeadModel, id: string): ConvoyCheckResponse |
 
 /** One page of the open convoys, newest first. This is a pure function. */
 export function listConvoys(model: BeadModel, size: number, before?: number): Page<Bead> {
-  return pageNewestFirst(
-    model.beads.values(),
-    (e) => e.bead.issue_type === CONVOY_TYPE && e.bead.status !== 'closed',
-    (e) => present(model, e.bead),
+  return pageOf(model, {
+    candidates: model.indexes.byType.get(CONVOY_TYPE) ?? new Set(),
+    matches: (b) => b.issue_type === CONVOY_TYPE && b.status !== 'closed',
+    map: (e) => present(model, e.bead),
     size,
     before,
-  );
+  });
 }

@@ -1,7 +1,8 @@
 import type { JournalEvent } from '../../schemas/event.ts';
 import { isBeadStateEvent } from './events.ts';
 import { idNumber } from './ids.ts';
-import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, ROOT_KEY, type BeadModel, type StoredBead } from './model.ts';
+import { reindexBead } from './indexes.ts';
+import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } from './model.ts';
 
 /**
  * Folds one journal event into the model: `bead.*` events replace (or remove) their bead, every event
@@ -24,7 +25,10 @@ export function evolve(model: BeadModel, event: JournalEvent): void {
   }
   const previous = model.beads.get(bead.id);
   model.beads.set(bead.id, { bead, ordinal: previous?.ordinal ?? event.seq });
-  reindex(model, bead.id, previous?.bead, bead);
+  if (!previous) model.indexes.order.push(bead.id, event.seq);
+  reindexBead(model.indexes, bead.id, previous?.bead, bead);
+  if (previous) return;
+  // Only a bead new to the model can carry an id the counter has not passed.
   const n = idNumber(bead.id, model.prefix);
   if (n !== undefined && n >= model.nextNumber) model.nextNumber = n + 1;
   if (event.type === 'bead.created') recordIdempotency(model, bead);
@@ -47,26 +51,8 @@ function remove(model: BeadModel, id: string): void {
   const previous = model.beads.get(id);
   if (!previous) return;
   model.beads.delete(id);
-  reindex(model, id, previous.bead, undefined);
-}
-
-function reindex(model: BeadModel, id: string, before?: StoredBead, after?: StoredBead): void {
-  move(model.children, id, before?.parent, after?.parent);
-  move(model.roots, id, before?.metadata?.[ROOT_KEY], after?.metadata?.[ROOT_KEY]);
-}
-
-function move(index: Map<string, Set<string>>, id: string, from?: string, to?: string): void {
-  if (from === to) return;
-  if (from) {
-    const set = index.get(from);
-    set?.delete(id);
-    if (set?.size === 0) index.delete(from);
-  }
-  if (to) {
-    let set = index.get(to);
-    if (!set) index.set(to, (set = new Set()));
-    set.add(id);
-  }
+  reindexBead(model.indexes, id, previous.bead, undefined);
+  model.indexes.order.drop((live, ordinal) => model.beads.get(live)?.ordinal === ordinal);
 }
 
 function recordIdempotency(model: BeadModel, bead: StoredBead): void {

@@ -15,3 +15,4 @@ export * from './model.ts';
 export * from './paging.ts';
 export * from './queries.ts';
 export * from './ready.ts';
+export * from './indexes.ts';

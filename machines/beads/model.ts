@@ -1,4 +1,5 @@
 import type { Bead } from '../../schemas/beads.ts';
+import { createIndexes, type BeadIndexes } from './indexes.ts';
 
 /** A bead as stored in events and in the model: the wire bead without the computed `is_blocked`. */
 export type StoredBead = Omit<Bead, 'is_blocked'>;
@@ -28,10 +29,8 @@ export interface BeadModel {
   readonly beads: Map<string, BeadEntry>;
   /** The next `<n>` for a new id: one past the largest ever seen with this prefix, deleted ones included. */
   nextNumber: number;
-  /** Children by parent id. */
-  readonly children: Map<string, Set<string>>;
-  /** Members by workflow root (metadata `gc.root_bead_id`). */
-  readonly roots: Map<string, Set<string>>;
+  /** Secondary indexes (status, type, assignee, rig, label, parent, root, creation order). */
+  readonly indexes: BeadIndexes;
   /** Keyed creates by `<operation>:<key>`; they outlive the beads they created. */
   readonly idempotency: Map<string, IdempotencyRecord>;
 }
@@ -51,8 +50,7 @@ export function createModel(prefix: string): BeadModel {
     seq: 0,
     beads: new Map(),
     nextNumber: 1,
-    children: new Map(),
-    roots: new Map(),
+    indexes: createIndexes(),
     idempotency: new Map(),
   };
 }

@@ -1,4 +1,4 @@
-import type { BeadEntry } from './model.ts';
+import type { BeadEntry, BeadModel, StoredBead } from './model.ts';
 
 /** Default page size of the list operations, and the largest one may ask for (upstream's figures). */
 export const DEFAULT_PAGE_SIZE = 50;
@@ -30,33 +30,83 @@ export function decodeCursor(cursor: string): number | undefined {
 export const pageSize = (limit: number | undefined): number =>
   !limit ? DEFAULT_PAGE_SIZE : Math.min(limit, MAX_PAGE_SIZE);
 
+/** The smallest of the candidate sets, or undefined when none is given. This is a pure function. */
+export function smallest(
+  sets: ReadonlyArray<ReadonlySet<string> | undefined>,
+): ReadonlySet<string> | undefined {
+  let best: ReadonlySet<string> | undefined;
+  for (const set of sets) if (set && (!best || set.size < best.size)) best = set;
+  return best;
+}
+
+/** What a paged query reads: the model, the beads it may match, and how to test and show one. */
+export interface PageQuery<T> {
+  /** Every match is in this set (a secondary index entry); undefined: any bead may match. */
+  candidates: ReadonlySet<string> | undefined;
+  /** A test on the id alone (index membership), tried first: it touches no bead. */
+  matchesId?: (id: string) => boolean;
+  /** A test on the bead, for what indexes do not answer. */
+  matches?: (bead: StoredBead) => boolean;
+  map: (entry: BeadEntry) => T;
+  size: number;
+  /** Keyset position: only entries created before this ordinal. */
+  before?: number;
+  /** The number of matches when the caller knows it without counting (from index sizes). */
+  total?: number;
+}
+
+/** Up to this many matches are sorted for a page; with more, the creation order is walked instead. */
+const SORT_LIMIT = 4096;
+
 /**
- * One page of the entries that match, newest first (creation order descending), strictly older than
- * the cursor's ordinal. One pass over `entries` (given oldest first) holding at most `size + 1`
- * candidates, so paging a large city costs no large arrays. This is a pure function.
+ * One page of the matches, newest first, with their total and the cursor to the next page.
+ *
+ * Reads only what it must. One pass over the candidates counts the matches (by id first, so index
+ * membership answers without touching the beads) and keeps them while they are few; few matches are
+ * sorted by creation, many are paged by walking the creation order newest first, which then fills a
+ * page in about size / density steps. With `total` given and no candidates, only the walk runs.
+ * This is a pure function.
  */
-export function pageNewestFirst<T>(
-  entries: Iterable<BeadEntry>,
-  matches: (entry: BeadEntry) => boolean,
-  map: (entry: BeadEntry) => T,
-  size: number,
-  before?: number,
-): Page<T> {
-  let total = 0;
-  // A ring of the newest size + 1 matches older than the cursor: the extra one says a next page exists.
-  const ring: BeadEntry[] = new Array<BeadEntry>(size + 1);
-  let kept = 0;
-  for (const entry of entries) {
-    if (!matches(entry)) continue;
-    total++;
-    if (before !== undefined && entry.ordinal >= before) continue;
-    ring[kept % (size + 1)] = entry;
-    kept++;
+export function pageOf<T>(model: Readonly<BeadModel>, q: PageQuery<T>): Page<T> {
+  const { candidates, size, before } = q;
+  const matchesId = q.matchesId ?? (() => true);
+  const matches = q.matches;
+  let total = q.total;
+  // Matches are kept for sorting only from candidates that may be few; `total` known and many
+  // candidates: straight to the walk.
+  const mayKeep = candidates !== undefined && (total === undefined || candidates.size <= SORT_LIMIT);
+  let kept: BeadEntry[] | undefined;
+  if (total === undefined || mayKeep) {
+    let count = 0;
+    kept = mayKeep ? [] : undefined;
+    for (const id of candidates ?? model.beads.keys()) {
+      if (!matchesId(id)) continue;
+      const entry = matches || kept ? model.beads.get(id) : undefined;
+      if (matches && (!entry || !matches(entry.bead))) continue;
+      count++;
+      if (kept && entry) {
+        if (kept.length < SORT_LIMIT) kept.push(entry);
+        else kept = undefined;
+      }
+    }
+    total ??= count;
   }
-  const count = Math.min(kept, size);
-  const items: T[] = [];
-  for (let i = 1; i <= count; i++) items.push(map(ring[(kept - i) % (size + 1)]!));
+  let picked: BeadEntry[] = [];
+  if (kept) {
+    picked = before === undefined ? kept : kept.filter((e) => e.ordinal < before);
+    picked.sort((a, b) => b.ordinal - a.ordinal);
+    picked.length = Math.min(picked.length, size + 1);
+  } else {
+    for (const [id, ordinal] of model.indexes.order.newestFirst(before)) {
+      if ((candidates && !candidates.has(id)) || !matchesId(id)) continue;
+      const entry = model.beads.get(id);
+      if (entry?.ordinal !== ordinal || (matches && !matches(entry.bead))) continue;
+      picked.push(entry);
+      if (picked.length > size) break;
+    }
+  }
+  const items = picked.slice(0, size).map(q.map);
   const page: Page<T> = { items, total };
-  if (kept > size) page.nextCursor = encodeCursor(ring[(kept - size) % (size + 1)]!.ordinal);
+  if (picked.length > size) page.nextCursor = encodeCursor(picked[size - 1]!.ordinal);
   return page;
 }

@@ -1,7 +1,7 @@
 import type { Bead, WorkflowDep } from '../../schemas/beads.ts';
 import { depsOf } from './beadShape.ts';
 import { RIG_KEY, type BeadEntry, type BeadModel, type StoredBead } from './model.ts';
-import { pageNewestFirst, type Page } from './paging.ts';
+import { pageOf, smallest, type Page } from './paging.ts';
 import { present } from './ready.ts';
 
 /** Filters of the bead list; all given ones are ANDed. */
@@ -28,18 +28,46 @@ export function beadMatcher(filter: BeadFilter): (bead: StoredBead) => boolean {
 
 /**
  * One page of the beads matching `filter`, newest first, older than the cursor's `before` ordinal.
- * This is a pure function.
+ * Reads the smallest index entry the filter names; with no filter but status, counts from the status
+ * index and walks the newest beads. This is a pure function.
  */
-export function listBeads(model: BeadModel, filter: BeadFilter, size: number, before?: number): Page<Bead> {
-  const matches = beadMatcher(filter);
-  return pageNewestFirst(
-    model.beads.values(),
-    (e) => matches(e.bead),
-    (e) => present(model, e.bead),
+export function listBeads(
+  model: Readonly<BeadModel>,
+  filter: BeadFilter,
+  size: number,
+  before?: number,
+): Page<Bead> {
+  const { byStatus, byType, byLabel, byAssignee, byRig } = model.indexes;
+  // Every filter is an equality on an indexed field, so a match is a member of each named index entry
+  // (and, without `all` or `status`, not of the closed one): membership tests answer without the beads.
+  const pick = (index: Map<string, Set<string>>, value: string | undefined) =>
+    value ? (index.get(value) ?? EMPTY) : undefined;
+  const required = [
+    pick(byStatus, filter.status),
+    pick(byType, filter.type),
+    pick(byLabel, filter.label),
+    pick(byAssignee, filter.assignee),
+    pick(byRig, filter.rig),
+  ].filter((set): set is ReadonlySet<string> => set !== undefined);
+  const closed = filter.status || filter.all ? EMPTY : (byStatus.get('closed') ?? EMPTY);
+  const candidates = smallest(required);
+  const others = required.filter((set) => set !== candidates);
+  return pageOf(model, {
+    candidates,
+    matchesId: (id) => !closed.has(id) && others.every((set) => set.has(id)),
+    map: (e) => present(model, e.bead),
     size,
     before,
-  );
+    // One index entry and nothing to exclude: its size is the count.
+    total: !candidates
+      ? model.beads.size - closed.size
+      : others.length === 0 && closed.size === 0
+        ? candidates.size
+        : undefined,
+  });
 }
+
+const EMPTY: ReadonlySet<string> = new Set();
 
 const byOrdinal = (a: BeadEntry, b: BeadEntry) => a.ordinal - b.ordinal;
 
@@ -60,7 +88,7 @@ function entries(model: BeadModel, ids: Iterable<string> | undefined): BeadEntry
 export function childrenOf(model: BeadModel, id: string): Bead[] | undefined {
   const bead = model.beads.get(id)?.bead;
   if (!bead) return undefined;
-  const children = entries(model, model.children.get(id)).sort(byOrdinal);
+  const children = entries(model, model.indexes.children.get(id)).sort(byOrdinal);
   const seen = new Set(children.map((e) => e.bead.id));
   for (const key of ['molecule_id', 'workflow_id']) {
     const attached = bead.metadata?.[key];
@@ -91,7 +119,7 @@ export function graphOf(model: BeadModel, rootId: string): Graph | undefined {
   if (!root) return undefined;
   const members = [
     root,
-    ...entries(model, model.roots.get(rootId))
+    ...entries(model, model.indexes.roots.get(rootId))
       .filter((e) => e !== root)
       .sort(byOrdinal),
   ];

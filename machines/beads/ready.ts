@@ -54,8 +54,9 @@ export const present = (model: BeadModel, bead: StoredBead): Bead => ({
  */
 export function readyBeads(model: BeadModel, now: number): Bead[] {
   const ready: Array<{ bead: StoredBead; ordinal: number }> = [];
-  for (const entry of model.beads.values()) {
-    if (isReady(model, entry.bead, now)) ready.push(entry);
+  for (const id of model.indexes.byStatus.get('open') ?? []) {
+    const entry = model.beads.get(id);
+    if (entry && isReady(model, entry.bead, now)) ready.push(entry);
   }
   ready.sort((a, b) => {
     const pa = a.bead.priority ?? Number.MAX_SAFE_INTEGER;

@@ -8,10 +8,12 @@ import {
   evolveAll,
   idNumber,
   idPrefixFor,
-  pageNewestFirst,
+  beadMatcher,
+  listBeads,
   decodeCursor,
   replyTitle,
   type BeadCommand,
+  type BeadFilter,
   type BeadModel,
   type Outcome,
 } from '../../machines/beads/index.ts';
@@ -86,14 +88,14 @@ t.test('evolve folds by seq exactly once and keeps its indexes in step', async (
     create('child', { parent: 'sp-1', metadata: { 'gc.root_bead_id': 'sp-1' } }),
     { type: 'UpdateBead', id: 'sp-2', patch: { parent: null } },
   );
-  t.same([...(s.model.roots.get('sp-1') ?? [])], ['sp-2']);
-  t.notOk(s.model.children.has('sp-1'), 'a cleared parent leaves no empty index entry');
+  t.same([...(s.model.indexes.roots.get('sp-1') ?? [])], ['sp-2']);
+  t.notOk(s.model.indexes.children.has('sp-1'), 'a cleared parent leaves no empty index entry');
   const replayed = createModel('sp');
   evolveAll(replayed, [...s.events, ...s.events]);
   t.equal(replayed.seq, s.model.seq, 'events at or below the seq are ignored');
   t.same([...replayed.beads.keys()], [...s.model.beads.keys()]);
   const deleted = spec(create('p'), create('c', { parent: 'sp-1' }), { type: 'DeleteBead', id: 'sp-2' });
-  t.notOk(deleted.model.children.has('sp-1'));
+  t.notOk(deleted.model.indexes.children.has('sp-1'));
 });
 
 t.test('a keyed create is recorded from its bead.created, so the key outlives the bead', async (t) => {
@@ -127,37 +129,62 @@ t.test('the request hash ignores key order and undefined fields', async (t) => {
   t.not(requestHash({ a: 1 }), requestHash({ a: '1' }));
 });
 
-t.test('keyset pages match a naive newest-first slice for random data', async (t) => {
+t.test('indexed list pages match a naive filter of every bead, newest first, for random data', async (t) => {
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  for (let round = 0; round < 50; round++) {
-    const entries = Array.from({ length: Math.floor(rand() * 40) }, (_, i) => ({
-      bead: { id: `x-${i}`, title: 't', status: 'open', issue_type: 'task', created_at: NOW },
-      ordinal: i * 3 + 1,
-    }));
-    const keep = new Set(entries.filter(() => rand() < 0.6).map((e) => e.ordinal));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  for (let round = 0; round < 40; round++) {
+    const model = createModel('rx');
+    let seq = 0;
+    const put = (type: string, bead: object) =>
+      evolve(model, { seq: ++seq, type, ts: NOW, actor: 'x', payload: { bead } });
+    const beads = 5 + Math.floor(rand() * 80);
+    for (let i = 1; i <= beads; i++) {
+      const bead = {
+        id: `rx-${i}`,
+        title: 't',
+        status: pick(['open', 'open', 'in_progress', 'closed']),
+        issue_type: pick(['task', 'bug']),
+        created_at: NOW,
+        ...(rand() < 0.7 ? { assignee: pick(['a', 'b', 'c']) } : {}),
+        ...(rand() < 0.7
+          ? {
+              labels: [pick(['x', 'y', 'z']), pick(['x', 'y', 'z'])].filter(
+                (l, j, ls) => ls.indexOf(l) === j,
+              ),
+            }
+          : {}),
+        ...(rand() < 0.5 ? { metadata: { 'gc.rig': pick(['east', 'west']) } } : {}),
+      };
+      put('bead.created', bead);
+      if (rand() < 0.2) put('bead.deleted', bead);
+      else if (rand() < 0.3)
+        put('bead.updated', { ...bead, status: pick(['open', 'closed']), labels: [pick(['x', 'y'])] });
+    }
+    const filter: BeadFilter = {
+      ...(rand() < 0.3 ? { status: pick(['open', 'closed', 'in_progress']) } : {}),
+      ...(rand() < 0.3 ? { type: pick(['task', 'bug']) } : {}),
+      ...(rand() < 0.3 ? { label: pick(['x', 'y', 'z']) } : {}),
+      ...(rand() < 0.3 ? { assignee: pick(['a', 'b']) } : {}),
+      ...(rand() < 0.3 ? { rig: pick(['east', 'west']) } : {}),
+      ...(rand() < 0.3 ? { all: true } : {}),
+    };
+    const matches = beadMatcher(filter);
+    const expected = [...model.beads.values()]
+      .filter((e) => matches(e.bead))
+      .sort((a, b) => b.ordinal - a.ordinal)
+      .map((e) => e.bead.id);
     const size = 1 + Math.floor(rand() * 6);
-    const expected = entries.filter((e) => keep.has(e.ordinal)).reverse();
-    const got: number[] = [];
+    const got: string[] = [];
     let before: number | undefined;
     for (;;) {
-      const page = pageNewestFirst(
-        entries,
-        (e) => keep.has(e.ordinal),
-        (e) => e.ordinal,
-        size,
-        before,
-      );
-      t.equal(page.total, expected.length);
-      got.push(...page.items);
+      const page = listBeads(model, filter, size, before);
+      t.equal(page.total, expected.length, `round ${round} total`);
+      got.push(...page.items.map((b) => b.id));
       if (!page.nextCursor) break;
       before = decodeCursor(page.nextCursor);
     }
-    t.same(
-      got,
-      expected.map((e) => e.ordinal),
-      `round ${round}`,
-    );
+    t.same(got, expected, `round ${round}: ${JSON.stringify(filter)} by ${size}`);
   }
 });
 

@@ -4,6 +4,7 @@ import { isGcError } from '../../actors/errors.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { dependencyCycle, ORDERING_DEP_TYPES } from '../../machines/beads/cycles.ts';
 import { evolveAll } from '../../machines/beads/evolve.ts';
+import { reindexBead } from '../../machines/beads/indexes.ts';
 import { createModel, type BeadModel } from '../../machines/beads/model.ts';
 import { cityHarness, forEachBackend, type CityHarness } from './helpers.ts';
 
@@ -29,11 +30,29 @@ function snapshot(model: Readonly<BeadModel>) {
     prefix: model.prefix,
     seq: model.seq,
     nextNumber: model.nextNumber,
-    beads: [...model.beads.entries()].map(([id, e]) => [id, e.ordinal, JSON.parse(JSON.stringify(e.bead)) as unknown]),
-    children: sets(model.children),
-    roots: sets(model.roots),
+    beads: [...model.beads.entries()].map(([id, e]) => [
+      id,
+      e.ordinal,
+      JSON.parse(JSON.stringify(e.bead)) as unknown,
+    ]),
+    indexes: Object.fromEntries(
+      Object.entries(model.indexes)
+        .filter(([name]) => name !== 'order')
+        .map(([name, index]) => [name, sets(index as Map<string, Set<string>>)]),
+    ),
+    order: [...model.indexes.order.newestFirst()].filter(([id, o]) => model.beads.get(id)?.ordinal === o),
     idempotency: [...model.idempotency.entries()].map(([k, r]) => [k, r.hash, r.bead.id]).sort(),
   };
+}
+
+/** The secondary indexes rebuilt from the beads alone (what `evolve` must keep them equal to). */
+function indexesFromBeads(model: Readonly<BeadModel>) {
+  const rebuilt = createModel(model.prefix);
+  for (const [id, entry] of model.beads) {
+    rebuilt.beads.set(id, entry);
+    reindexBead(rebuilt.indexes, id, undefined, entry.bead);
+  }
+  return snapshot(rebuilt).indexes;
 }
 
 /** A pure fold of `events` (as any reader of the log would see them). */
@@ -157,6 +176,11 @@ forEachBackend(t, async (t, env) => {
           after,
           foldOf('pr', await h.journal.list()),
           `step ${step}: it equals a pure fold of the journal's list`,
+        );
+        t.same(
+          after.indexes,
+          indexesFromBeads(h.service.service.model),
+          `step ${step}: indexes match the beads`,
         );
         const http = await eventsOverHttp(h);
         if (http) t.same(after, foldOf('pr', http), `step ${step}: and a fold of GET /events`);
