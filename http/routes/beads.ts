@@ -16,6 +16,7 @@ import {
   OkResponseSchema,
 } from '../../schemas/beadsCommon.ts';
 import type { AppDeps } from '../deps.ts';
+import { strictBodyValidator } from '../strictBody.ts';
 import { beadDependencyRoutes } from './beadsDependencies.ts';
 import { beadQueryRoutes } from './beadsQueries.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
@@ -45,6 +46,8 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         body: BeadCreateBodySchema,
         response: { 201: BeadSchema },
       },
+      // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
@@ -72,6 +75,8 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         body: BeadUpdateBodySchema,
         response: { 200: OkResponseSchema },
       },
+      // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+      validatorCompiler: strictBodyValidator,
       handler: async (request) => {
         await beadStoreFor(deps, request.params.cityName).update(request.params.id, request.body);
         return { status: 'updated' };
@@ -127,6 +132,8 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         body: BeadAssignBodySchema,
         response: { 200: BeadAssignResponseSchema },
       },
+      // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);

@@ -16,6 +16,7 @@ import {
 } from '../../schemas/convoys.ts';
 import type { BeadStore } from '../../actors/beads/index.ts';
 import type { AppDeps } from '../deps.ts';
+import { strictBodyValidator } from '../strictBody.ts';
 import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
@@ -79,6 +80,8 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
         body: ConvoyCreateBodySchema,
         response: { 201: BeadSchema },
       },
+      // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
@@ -142,6 +145,8 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
           body: ConvoyItemsBodySchema,
           response: { 200: OkResponseSchema },
         },
+        // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+        validatorCompiler: strictBodyValidator,
       },
       async (request) => {
         const store = beadStoreFor(deps, request.params.cityName);

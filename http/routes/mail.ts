@@ -23,6 +23,7 @@ import {
   MessageSchema,
 } from '../../schemas/mail.ts';
 import type { AppDeps } from '../deps.ts';
+import { strictBodyValidator } from '../strictBody.ts';
 import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
@@ -85,6 +86,8 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         body: MailSendBodySchema,
         response: { 201: MessageSchema },
       },
+      // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
@@ -175,6 +178,8 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         body: MailReplyBodySchema,
         response: { 201: MessageSchema },
       },
+      // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
+      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);

@@ -50,6 +50,9 @@ forEachBackend(t, async (t, env) => {
         [{ title: 'x', color: 'red' }, 'body.color'],
         [{ title: 'x', priority: 'high' }, 'body.priority'],
         [{ title: 'x', defer_until: 'tomorrow' }, 'body.defer_until'],
+        [{ title: 'x', priority: '1' }, 'body.priority'],
+        [{ title: 'x', metadata: { n: 1 } }, 'body.metadata.n'],
+        [{ title: 'x', labels: 'one' }, 'body.labels'],
       ] as const) {
         const res = await call(h, 'POST', '/beads', body);
         t.equal(res.statusCode, 422, JSON.stringify(body));
