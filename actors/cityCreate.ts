@@ -132,12 +132,18 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
   } catch (err) {
     if (registered) await core.registry.remove(name).catch(() => undefined);
     await scaffold?.rollback().catch(() => undefined);
-    throw isGcError(err)
-      ? err
-      : new InternalError(`creating city at ${path}: ${(err as Error).message}`, { cause: err });
+    if (isGcError(err)) throw err;
+    const message = `creating city at ${path}: ${(err as Error).message}`;
+    // A full or read-only disk is an outage to retry after, not a bug: 503 like the journal's own appends.
+    throw DISK_UNAVAILABLE.has((err as NodeJS.ErrnoException).code ?? '')
+      ? new UnavailableError(message, 'unavailable', { cause: err })
+      : new InternalError(message, { cause: err });
   } finally {
     core.claims.delete(path);
   }
 }
+
+/** File-system error codes that mean the disk cannot take writes right now (full, over quota, read-only). */
+const DISK_UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
 
 const claimName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
