@@ -16,7 +16,7 @@ import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, get, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../actors/config.ts';
@@ -279,7 +279,8 @@ async function fanout(base: string, cities: LiveCities) {
 
 async function main() {
   const figures: Figure[] = [];
-  const details: Record<string, unknown> = { sizes };
+  // The figures depend on what else the machine runs: say how busy it was.
+  const details: Record<string, unknown> = { sizes, cpus: cpus().length, loadavg_at_start: loadavg() };
   const cities = new LiveCities(new MemoryJournal(SUPERVISOR_LOG));
   const { app, base } = await startApp(cities);
   const dir = await mkdtemp(join(tmpdir(), 'gc-bench-events-'));

@@ -142,6 +142,8 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
         },
       },
       serializerCompiler: jsonSerializer,
+      // A HEAD would hijack the response and hold an SSE stream open with nothing to send.
+      exposeHeadRoute: false,
     },
     async (request, reply) => {
       const city = runningCity(deps, request.params.cityName);

@@ -93,6 +93,8 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
         },
       },
       serializerCompiler: jsonSerializer,
+      // A HEAD would hijack the response and hold an SSE stream open with nothing to send.
+      exposeHeadRoute: false,
     },
     async (request, reply) => {
       const resume = supervisorResume(request.headers['last-event-id'], request.query.after_cursor);
