@@ -51,7 +51,7 @@ export async function finishCityOp(o: FinishOptions): Promise<void> {
         },
         (phase) => o.note(`  done: ${phase}`),
       )
-    : () => {};
+    : async () => {};
   let outcome;
   try {
     outcome = await waitForRequest(o.client, {
@@ -65,15 +65,15 @@ export async function finishCityOp(o: FinishOptions): Promise<void> {
       },
     });
   } catch (err) {
+    await stopPhases();
     if (signal.aborted) {
       throw new CliError(
         `timed out waiting for ${o.accepted.request_id}; it may still finish: gc events --follow --after-cursor ${o.accepted.event_cursor}`,
       );
     }
     throw err;
-  } finally {
-    stopPhases();
   }
+  await stopPhases();
   await o.out(outcome.line);
   if (!outcome.ok) throw new CliError(failureMessage(outcome.event));
 }

@@ -101,21 +101,22 @@ export function failureMessage(ev: WireEvent): string {
 
 /**
  * Polls the city list for the phases a city has completed and reports each new one once (a TTY progress
- * display; completion itself is learnt from the stream, never from polling). Returns a stop function.
+ * display; completion itself is learnt from the stream, never from polling). The returned function stops
+ * polling after one last look, so phases finished just before the terminal event are still shown.
  */
 export function watchPhases(
   client: ApiClient,
   pick: (cities: CityInfo[]) => CityInfo | undefined,
   report: (phase: string) => void,
-  everyMs = 500,
-): () => void {
+  everyMs = 250,
+): () => Promise<void> {
   const shown = new Set<string>();
-  let stopped = false;
+  let busy: Promise<void> = Promise.resolve();
   const tick = async (): Promise<void> => {
     try {
       const city = pick(await listCities(client));
       for (const phase of city?.phases_completed ?? []) {
-        if (!shown.has(phase) && !stopped) {
+        if (!shown.has(phase)) {
           shown.add(phase);
           report(phase);
         }
@@ -124,9 +125,12 @@ export function watchPhases(
       // Progress is best-effort: the stream decides the outcome.
     }
   };
-  const timer = setInterval(() => void tick(), everyMs);
-  return () => {
-    stopped = true;
+  // One look at a time: overlapping polls could report a phase twice or out of order.
+  const look = (): Promise<void> => (busy = busy.then(tick));
+  void look();
+  const timer = setInterval(() => void look(), everyMs);
+  return async () => {
     clearInterval(timer);
+    await look();
   };
 }

@@ -36,6 +36,14 @@ export class StubApi {
    * overlaps what the client already has, which the client must drop.
    */
   replayOverlap = 0;
+  /** How the next POST /v0/city or …/unregister ends (`fail`: request.failed with this message). */
+  nextOutcome: { ok: true } | { ok: false; code: string; message: string } = { ok: true };
+  /** Startup phases each async create walks through, one every `phaseMs`, reported by /v0/cities. */
+  phases = ['loading_config', 'starting_bead_store', 'starting_agents'];
+  phaseMs = 150;
+  readonly #completed = new Map<string, string[]>();
+  /** The bodies of mutations received, with their X-GC-Request header. */
+  readonly mutations: { path: string; header: string | undefined; body: unknown }[] = [];
   url = '';
   #server: Server;
   #subs = new Set<Sub>();
@@ -162,8 +170,9 @@ export class StubApi {
         .map((name) => ({
           name,
           path: this.cityPaths.get(name) ?? `/cities/${name}`,
-          running: true,
+          running: (this.#completed.get(name) ?? this.phases).length === this.phases.length,
           status: 'running',
+          phases_completed: this.#completed.get(name) ?? this.phases,
         }));
       return this.#json(res, { items, total: items.length });
     }
@@ -188,6 +197,7 @@ export class StubApi {
       const after = q.get('after_cursor') ?? req.headers['last-event-id'];
       return this.#stream(req, res, undefined, typeof after === 'string' ? this.#parse(after) : this.head());
     }
+    if (req.method === 'POST') return this.#mutation(req, res, u.pathname);
     const m = /^\/v0\/city\/([^/]+)\/events(\/stream)?$/.exec(u.pathname);
     if (m) {
       const city = decodeURIComponent(m[1]!);
@@ -214,6 +224,62 @@ export class StubApi {
       );
     }
     this.#problem(res, 404, `not_found: no route for ${req.method} ${u.pathname}`);
+  }
+
+  /** POST /v0/city and /v0/city/{name}/unregister: 202 at once, then phases, then the terminal event. */
+  #mutation(req: IncomingMessage, res: ServerResponse, path: string): void {
+    let text = '';
+    req.setEncoding('utf8').on('data', (c: string) => (text += c));
+    req.on('end', () => {
+      const header = req.headers['x-gc-request'];
+      const body: unknown = text ? JSON.parse(text) : undefined;
+      this.mutations.push({ path, header: typeof header === 'string' ? header : undefined, body });
+      if (!header) return this.#problem(res, 403, 'csrf: X-GC-Request header required on mutation endpoints');
+      const unregister = /^\/v0\/city\/([^/]+)\/unregister$/.exec(path);
+      let name: string;
+      if (unregister) {
+        name = decodeURIComponent(unregister[1]!);
+        if (!this.logs.has(name))
+          return this.#problem(res, 404, `not_found: city not registered with supervisor: ${name}`);
+      } else if (path === '/v0/city') {
+        const dir = String((body as { dir?: unknown }).dir ?? '');
+        name = dir.split('/').filter(Boolean).at(-1) ?? '';
+        if ((body as { provider?: unknown }).provider === 'nope') {
+          return this.#problem(res, 422, 'invalid provider: unknown provider "nope"');
+        }
+        this.cityPaths.set(name, dir);
+        this.#completed.set(name, []);
+      } else {
+        return this.#problem(res, 404, `not_found: no route for POST ${path}`);
+      }
+      const requestId = `req-${String(this.mutations.length).padStart(24, '0')}`;
+      const event_cursor = this.cursorText(this.head()) || '0';
+      res.writeHead(202, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ request_id: requestId, event_cursor }));
+      const outcome = this.nextOutcome;
+      const operation = unregister ? 'city.unregister' : 'city.create';
+      void (async () => {
+        if (!unregister) {
+          this.emit(name, {
+            type: 'city.created',
+            subject: name,
+            payload: { name, path: this.cityPaths.get(name) },
+          });
+          for (const phase of this.phases) {
+            await new Promise((r) => setTimeout(r, this.phaseMs));
+            this.#completed.set(name, [...(this.#completed.get(name) ?? []), phase]);
+          }
+        }
+        await new Promise((r) => setTimeout(r, this.phaseMs));
+        this.emit('__supervisor__', {
+          type: outcome.ok ? `request.result.${operation}` : 'request.failed',
+          subject: name,
+          payload: outcome.ok
+            ? { request_id: requestId, name, path: this.cityPaths.get(name) ?? '' }
+            : { request_id: requestId, operation, error_code: outcome.code, error_message: outcome.message },
+        });
+      })();
+    });
   }
 
   #parse(text: string): Map<string, number> {
