@@ -242,7 +242,8 @@ export class StubApi {
         if (!this.logs.has(name))
           return this.#problem(res, 404, `not_found: city not registered with supervisor: ${name}`);
       } else if (path === '/v0/city') {
-        const dir = String((body as { dir?: unknown }).dir ?? '');
+        const given = (body as { dir?: unknown }).dir;
+        const dir = typeof given === 'string' ? given : '';
         name = dir.split('/').filter(Boolean).at(-1) ?? '';
         if ((body as { provider?: unknown }).provider === 'nope') {
           return this.#problem(res, 422, 'invalid provider: unknown provider "nope"');
