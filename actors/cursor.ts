@@ -81,6 +81,30 @@ export async function headPositions(logs: ReadonlyMap<string, Journal>): Promise
 }
 
 /**
+ * Every log's head, as `headPositions`, except that a log whose head cannot be read within `waitMs` (it
+ * fails, or its store is stalled) is left out and named in `pending` instead of failing or holding up the
+ * rest. Effects: one `head()` per log; never throws.
+ */
+export async function headPositionsWithin(
+  logs: ReadonlyMap<string, Journal>,
+  waitMs: number,
+): Promise<{ positions: Map<string, number>; pending: Set<string> }> {
+  const positions = new Map<string, number>();
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), waitMs)));
+  await Promise.all(
+    [...logs].map(async ([name, log]) => {
+      const head = await Promise.race([log.head(), late]).catch(() => 'failed' as const);
+      if (typeof head === 'number') positions.set(name, head);
+      else pending.add(name);
+    }),
+  );
+  clearTimeout(timer);
+  return { positions, pending };
+}
+
+/**
  * The supervisor cursor of "now" for a 202 `event_cursor` or a list's snapshot boundary: every log with
  * events at its head; `0` when every log is empty. A log absent from it had no events, so resuming from
  * it replays that log from its start, which is exactly what happened after the capture.

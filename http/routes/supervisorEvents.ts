@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { headPositions, parseCursor } from '../../actors/cursor.ts';
+import { headPositionsWithin, parseCursor } from '../../actors/cursor.ts';
 import { UnavailableError } from '../../actors/errors.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import type { AppDeps } from '../deps.ts';
@@ -10,6 +10,9 @@ import { openEventStream } from '../sse/open.ts';
 import { streamRegistry } from '../sse/registry.ts';
 import { SupervisorStream } from '../sse/supervisorStream.ts';
 import { jsonSerializer, streamOptions } from './eventRouteKit.ts';
+
+/** How long a head start waits for each log's head before starting without it. */
+const HEAD_WAIT_MS = 1000;
 
 const ListQuery = Type.Object({
   type: Type.Optional(Type.String({ description: 'Only this event type.' })),
@@ -101,12 +104,14 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
       // The supervisor's own log alone is no provider: upstream answers 503 until a city exists.
       if (deps.cities.list().length === 0)
         throw new UnavailableError('no event providers available', 'no_providers');
-      const start = resume ?? (await headPositions(deps.cities.logs()));
+      // A stalled or failing log must not hold up (or fail) the others: it starts at its head when it can.
+      const head = resume ? undefined : await headPositionsWithin(deps.cities.logs(), HEAD_WAIT_MS);
       const writer = openEventStream(reply, registry, streamOptions(deps));
       new SupervisorStream({
         cities: deps.cities,
         writer,
-        start,
+        start: resume ?? head?.positions ?? new Map<string, number>(),
+        ...(head ? { pendingHeads: head.pending } : {}),
         onError: (log, err) => request.log.warn({ err, log }, 'supervisor stream: log failed; retrying'),
       }).start();
       return reply;

@@ -12,6 +12,11 @@ export interface SupervisorStreamOptions {
   writer: SseWriter;
   /** Where to resume: each log continues after its seq here; a log absent from it starts at its beginning. */
   start: CursorMap;
+  /**
+   * Logs absent from `start` that begin at their head rather than their beginning: a head start whose head
+   * read failed or was too slow at connect time. Each reads its head when it can, without holding the others.
+   */
+  pendingHeads?: ReadonlySet<string>;
   /** Told when a log's subscription fails; the stream keeps going and retries that log. */
   onError?: (log: string, err: unknown) => void;
   /** Backoff between retries of a failing log (default 250 ms doubling to 10 s). */
@@ -47,6 +52,7 @@ export class SupervisorStream {
   readonly #onError: (log: string, err: unknown) => void;
   readonly #retryMin: number;
   readonly #retryMax: number;
+  readonly #pendingHeads: Set<string>;
   #unlisten: (() => void) | undefined;
   #closed = false;
 
@@ -54,6 +60,7 @@ export class SupervisorStream {
     this.#cities = options.cities;
     this.#writer = options.writer;
     this.#tracker = new CursorTracker(options.start);
+    this.#pendingHeads = new Set(options.pendingHeads);
     this.#onError = options.onError ?? (() => {});
     this.#retryMin = options.retryMinMs ?? 250;
     this.#retryMax = options.retryMaxMs ?? 10_000;
@@ -88,7 +95,7 @@ export class SupervisorStream {
       const pump = this.#pumps.get(name);
       if (pump?.journal === journal) continue;
       if (pump) this.#stop(pump);
-      if (!this.#tracker.has(name)) this.#tracker.set(name, 0);
+      if (!this.#tracker.has(name) && !this.#pendingHeads.has(name)) this.#tracker.set(name, 0);
       const fresh: Pump = { journal, stopped: false, sub: undefined, wake: undefined };
       this.#pumps.set(name, fresh);
       void this.#run(name, fresh);
@@ -112,6 +119,13 @@ export class SupervisorStream {
     while (!pump.stopped) {
       let sub: Subscription | undefined;
       try {
+        if (!this.#tracker.has(name)) {
+          // A head start this log could not give at connect time: until now it was absent from the ids.
+          const head = await pump.journal.head();
+          if (pump.stopped) return;
+          this.#tracker.set(name, head);
+          this.#pendingHeads.delete(name);
+        }
         sub = pump.journal.subscribe(this.#tracker.get(name) ?? 0);
         pump.sub = sub;
         for await (const event of sub) {

@@ -3,7 +3,7 @@ import { parseCursor } from '../../actors/cursor.ts';
 import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
 import { eventsServer, until } from '../helpers/eventsServer.ts';
-import { CountingJournal, FlakyJournal, StalledJournal } from '../helpers/journals.ts';
+import { CountingJournal, FlakyJournal, SlowHeadJournal, StalledJournal } from '../helpers/journals.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 
 const tick = (subject: string) => ({ type: 'test.tick', actor: 'tester', subject });
@@ -256,3 +256,28 @@ t.test('the supervisor stream keeps the supervisor log as its cursor key', async
   t.equal(e!.id, '__supervisor__:1,zeta:0');
   sse.close();
 });
+
+t.test(
+  'a head start is not held up by a log whose head never answers, nor failed by one whose head fails',
+  async (t) => {
+    const srv = await eventsServer(t);
+    srv.addCity('stuck', new SlowHeadJournal(await seeded('stuck', 3), Infinity));
+    const flaky = new SlowHeadJournal(await seeded('flaky', 3), 1);
+    srv.addCity('flaky', flaky);
+    const alpha = srv.addCity('alpha', await seeded('alpha', 2));
+    const started = Date.now();
+    const sse = await openSse(`${srv.base}/v0/events/stream`);
+    t.equal(sse.status, 200);
+    t.ok(Date.now() - started < 5000, 'opened after a bounded wait');
+    await alpha.append(tick('a3'));
+    const [first] = await take(sse, 1);
+    t.same([first!.city, first!.seq], ['alpha', 3], 'nothing replayed from the logs whose head was unknown');
+    t.notMatch(first!.id, /stuck/, 'a log whose head is unknown is absent from the cursor');
+    await until(() => flaky.opened > 0, 3000, 'the failing head to be read again');
+    await flaky.append(tick('f4'));
+    const [second] = await take(sse, 1);
+    t.same([second!.city, second!.seq], ['flaky', 4], 'the log whose head failed joins at its head');
+    t.equal(second!.id, '__supervisor__:0,alpha:3,flaky:4');
+    sse.close();
+  },
+);

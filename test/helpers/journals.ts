@@ -90,3 +90,18 @@ export class FlakyJournal extends CountingJournal {
     };
   }
 }
+
+/** A journal whose `head()` fails the first `failures` times, or never answers when `failures` is Infinity. */
+export class SlowHeadJournal extends CountingJournal {
+  constructor(
+    inner: Journal,
+    public failures: number,
+  ) {
+    super(inner);
+  }
+  override head(): Promise<number> {
+    if (this.failures === Infinity) return new Promise(() => {});
+    if (this.failures-- > 0) return Promise.reject(new Error('head unavailable'));
+    return super.head();
+  }
+}
