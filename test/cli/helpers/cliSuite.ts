@@ -181,6 +181,27 @@ export async function cliSuite(t: Test, natsUrl: string | undefined): Promise<vo
       after,
       everything.filter((e) => e.seq > 2),
     );
+    for (const [title, type] of [
+      ['crash', 'bug'],
+      ['chore', 'task'],
+    ]) {
+      const b = await ctx.sup.call('POST', '/v0/city/alpha/beads', { title, type });
+      t.equal(b.status, 201, `bead ${title}`);
+    }
+    const nested = await list(
+      'cityListLine',
+      '--city',
+      'alpha',
+      '--type',
+      'bead.created',
+      '--payload-match',
+      'bead.issue_type=bug',
+    );
+    t.same(
+      nested.map((e) => (e.payload?.bead as { title?: string }).title),
+      ['crash'],
+      'a dotted path into the nested bead',
+    );
     const none = await ctx.gc(['events', '--city', 'alpha', '--type', 'no.such.type']);
     t.same([none.code, none.stdout, none.stderr], [0, '', '']);
   });
