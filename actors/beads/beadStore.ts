@@ -4,7 +4,7 @@ import type { MailReplyBody, MailSendBody, Message } from '../../schemas/mail.ts
 import type { BeadPatch, ClaimResult, IdempotencyClaim } from '../../machines/beads/commands.ts';
 import { checkConvoyItems } from '../../machines/beads/decideConvoy.ts';
 import type { BeadModel, StoredBead } from '../../machines/beads/model.ts';
-import type { BeadCommandRunner } from './commandRunner.ts';
+import type { BeadCommandRunner, StartupStats } from './commandRunner.ts';
 import { InFlightKeys, requestHash } from './idempotency.ts';
 import { rejectionError } from './rejections.ts';
 
@@ -46,6 +46,11 @@ export class BeadStore {
   /** The city's event index the model reflects (its last folded seq): `X-GC-Index`. */
   get index(): number {
     return this.runner.model.seq;
+  }
+
+  /** How the model was built at start-up (snapshot seq, events replayed, time). */
+  get startup(): StartupStats {
+    return this.runner.startup;
   }
 
   /** Now, in ms since the epoch, from the store's clock (the ready rule's notion of "deferred"). */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSeqConflict, UnavailableError } from '../errors.ts';
 import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
@@ -7,6 +8,16 @@ import { evolve } from '../../machines/beads/evolve.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
 import { rejectionError } from './rejections.ts';
 import { backoffMs, type RetryPolicy } from './retryPolicy.ts';
+import { captureSnapshot, writeSnapshot, type SnapshotAnchor } from './snapshot.ts';
+
+/** When a runner writes snapshots of its model (see `snapshot.ts`). */
+export interface SnapshotPolicy {
+  file: string;
+  /** Write one in the background after this many events were folded since the last. */
+  every: number;
+  /** At stop, write one if at least this many events were folded since the last. */
+  min: number;
+}
 
 /** What a runner needs besides its journal and model. */
 export interface RunnerOptions {
@@ -14,8 +25,19 @@ export interface RunnerOptions {
   retry: RetryPolicy;
   /** Events read per `list` call while folding. */
   pageSize: number;
-  /** Told when following the journal fails (it is retried); default: a line on stderr. */
+  /** Told when following the journal or writing a snapshot fails (both are retried later). */
   onError: (err: unknown) => void;
+  /** Snapshots to write; none when absent. */
+  snapshot?: SnapshotPolicy;
+  /** The event the model was restored after (a snapshot's), so the next snapshot can anchor on it. */
+  anchor?: SnapshotAnchor;
+}
+
+/** How the model was built at start-up: restored from a snapshot at `snapshotSeq`, then `replayed` events. */
+export interface StartupStats {
+  snapshotSeq: number | undefined;
+  replayed: number;
+  ms: number;
 }
 
 interface Waiter {
@@ -42,6 +64,12 @@ export class BeadCommandRunner {
   #following: Promise<void> | undefined;
   #reading: Promise<void> | undefined;
   #stopped = false;
+  #started = false;
+  #anchor: SnapshotAnchor | undefined;
+  #sinceSnapshot = 0;
+  #writing: Promise<void> | undefined;
+  /** Filled by `start`. */
+  readonly startup: StartupStats = { snapshotSeq: undefined, replayed: 0, ms: 0 };
 
   constructor(
     readonly journal: Journal,
@@ -54,8 +82,16 @@ export class BeadCommandRunner {
    * @throws UnavailableError when the journal cannot be read.
    */
   async start(): Promise<void> {
+    const started = performance.now();
+    this.#anchor = this.options.anchor;
+    if (this.options.anchor) this.startup.snapshotSeq = this.model.seq;
+    const from = this.model.seq;
     await this.catchUp();
+    this.startup.replayed = this.model.seq - from;
+    this.startup.ms = Math.round(performance.now() - started);
+    this.#started = true;
     this.#following = this.#follow();
+    this.#maybeSnapshot();
   }
 
   /**
@@ -101,6 +137,10 @@ export class BeadCommandRunner {
   #apply(event: JournalEvent): void {
     if (event.seq !== this.model.seq + 1) return;
     evolve(this.model, event);
+    this.#anchor = { seq: event.seq, type: event.type, ts: event.ts };
+    this.#sinceSnapshot++;
+    if (this.#started && this.#sinceSnapshot >= (this.options.snapshot?.every ?? Infinity))
+      this.#maybeSnapshot();
     if (this.#waiters.size === 0) return;
     for (const waiter of this.#waiters) if (this.model.seq > waiter.index) waiter.done(true);
   }
@@ -168,7 +208,29 @@ export class BeadCommandRunner {
     });
   }
 
-  /** Stops following the journal, lets queued commands finish, and releases every waiter. Idempotent. */
+  /** Writes a snapshot in the background when enough events were folded since the last one. */
+  #maybeSnapshot(): void {
+    const policy = this.options.snapshot;
+    if (!policy || this.#writing || this.#sinceSnapshot < policy.every) return;
+    this.#writing = this.#writeSnapshot(policy).finally(() => (this.#writing = undefined));
+  }
+
+  async #writeSnapshot(policy: SnapshotPolicy): Promise<void> {
+    const image = captureSnapshot(this.journal.name, this.model, this.#anchor);
+    const folded = this.#sinceSnapshot;
+    this.#sinceSnapshot = 0;
+    try {
+      await writeSnapshot(policy.file, image);
+    } catch (err) {
+      this.#sinceSnapshot += folded;
+      this.options.onError(err);
+    }
+  }
+
+  /**
+   * Stops following the journal, lets queued commands finish, releases every waiter, and writes a last
+   * snapshot when the policy asks for one. Idempotent.
+   */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -176,5 +238,9 @@ export class BeadCommandRunner {
     await this.#subscription?.close().catch(() => undefined);
     await this.#following;
     await this.#tail;
+    await this.#writing;
+    const policy = this.options.snapshot;
+    if (policy && this.#sinceSnapshot > 0 && this.#sinceSnapshot >= policy.min)
+      await this.#writeSnapshot(policy);
   }
 }

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import type { Journal } from '../journal/journal.ts';
 import { idPrefixFor } from '../../machines/beads/ids.ts';
 import { createModel } from '../../machines/beads/model.ts';
 import { BeadStore } from './beadStore.ts';
-import { BeadCommandRunner } from './commandRunner.ts';
+import { BeadCommandRunner, type SnapshotPolicy } from './commandRunner.ts';
 import { RETRY_ON_SEQ_CONFLICT, type RetryPolicy } from './retryPolicy.ts';
+import { readSnapshot } from './snapshot.ts';
 
 /** The key of the bead store in `LiveCity.services`. */
 export const BEAD_SERVICE = 'beads';
@@ -17,8 +19,14 @@ export interface BeadServiceOptions {
   retry?: RetryPolicy;
   /** Events read per journal `list` while folding (default 10,000). */
   pageSize?: number;
-  /** Told when following the journal fails (it is retried); default: a line on stderr. */
+  /** Told when following the journal or writing a snapshot fails, or a snapshot is set aside. */
   onError?: (err: unknown) => void;
+  /**
+   * Snapshots of the model beside the city's log (`<path>/.gc/beads.snapshot.jsonl`), so a start folds
+   * only the events after the last one. On by default for a city with a path; false turns them off.
+   * `every` (default 100,000 events) paces background snapshots, `min` (default 10,000) the one at stop.
+   */
+  snapshot?: false | Partial<SnapshotPolicy>;
 }
 
 /** A started bead service: the store to put in `LiveCity.services.beads`, and how to stop it. */
@@ -28,12 +36,13 @@ export interface BeadService {
 }
 
 const warn = (err: unknown): void =>
-  void process.stderr.write(`warning: bead store: following the city journal failed: ${String(err)}\n`);
+  void process.stderr.write(`warning: bead store: ${err instanceof Error ? err.message : String(err)}\n`);
 
 /**
- * Starts a city's bead store: folds every event of the city journal into a fresh model, then follows
- * the journal. The model is rebuilt from the log alone at every start, so nothing else needs to
- * survive a restart. Effects: reads the whole journal; keeps a subscription open until `stop`.
+ * Starts a city's bead store: restores the model from the city's snapshot when it matches the journal,
+ * folds every event after it (all of them without one), then follows the journal. The log alone is
+ * the truth: a missing or doubtful snapshot only means a longer fold. Effects: reads the snapshot and the
+ * journal; keeps a subscription open until `stop`; writes snapshots (see `snapshot`).
  * @throws UnavailableError when the journal cannot be read.
  *
  * @example
@@ -47,14 +56,34 @@ export async function startBeadService(
   options: BeadServiceOptions = {},
 ): Promise<BeadService> {
   const clock = options.clock ?? (() => new Date());
-  const model = createModel(options.prefix ?? idPrefixFor(city.name));
+  const onError = options.onError ?? warn;
+  const prefix = options.prefix ?? idPrefixFor(city.name);
+  const snapshot = snapshotPolicy(city.path, options.snapshot);
+  let model = createModel(prefix);
+  let anchor;
+  if (snapshot) {
+    const saved = await readSnapshot(snapshot.file, city.journal, prefix);
+    if (saved.model) ({ model, anchor } = saved);
+    else if (saved.reason) onError(new Error(`setting aside snapshot ${snapshot.file}: ${saved.reason}`));
+  }
   const runner = new BeadCommandRunner(city.journal, model, {
     clock,
     retry: options.retry ?? RETRY_ON_SEQ_CONFLICT,
     pageSize: options.pageSize ?? 10_000,
-    onError: options.onError ?? warn,
+    onError,
+    ...(snapshot ? { snapshot } : {}),
+    ...(anchor ? { anchor } : {}),
   });
   await runner.start();
   const service = new BeadStore(city.name, runner, clock);
   return { service, stop: () => service.stop() };
+}
+
+function snapshotPolicy(path: string, option: BeadServiceOptions['snapshot']): SnapshotPolicy | undefined {
+  if (option === false || (!path && !option?.file)) return undefined;
+  return {
+    file: option?.file ?? join(path, '.gc', 'beads.snapshot.jsonl'),
+    every: option?.every ?? 100_000,
+    min: option?.min ?? 10_000,
+  };
 }

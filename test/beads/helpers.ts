@@ -71,6 +71,8 @@ export interface CityHarness {
   deps: AppDeps;
   journal: Journal;
   service: BeadService;
+  /** The city's directory (its log and snapshot live under `.gc/`). */
+  citydir: string;
   /** `/v0/city/<name>` */
   base: string;
   /** Stops the store, closes the backend, reopens the log on a new backend and rebuilds the store. */
@@ -102,6 +104,7 @@ export async function cityHarness(
     deps,
     journal,
     service,
+    citydir: dir,
     base: `/v0/city/${name}`,
     restart: async () => {
       await harness.service.stop();
@@ -125,7 +128,7 @@ export async function cityHarness(
 function attach(deps: AppDeps, h: CityHarness): void {
   deps.cities.set({
     name: h.name,
-    path: '',
+    path: h.citydir,
     journal: h.journal,
     running: true,
     services: { [BEAD_SERVICE]: h.service.service },
