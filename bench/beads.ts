@@ -42,7 +42,7 @@ const sizes = {
   window: size('BENCH_BEADS_WINDOW', 32, 32),
   list_beads: size('BENCH_BEADS_LIST', 100_000, 100_000),
   list_requests: quick ? 200 : 1000,
-  fold_events: size('BENCH_BEADS_FOLD', 1_000_000, 200_000),
+  fold_events: size('BENCH_BEADS_FOLD', 1_000_000, 100_000),
 };
 const log = (message: string): void => void process.stderr.write(`bench beads: ${message}\n`);
 const round = (v: number, digits = 3): number => Math.round(v * 10 ** digits) / 10 ** digits;
@@ -92,7 +92,7 @@ async function createRate(base: string, path: string, n: number): Promise<number
       const res = await http.send('POST', path, body(i));
       if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${res.body}`);
     };
-    await throughput(Math.min(500, n), sizes.window, post);
+    await throughput(Math.min(300, n), sizes.window, post);
     return await throughput(n, sizes.window, post);
   } finally {
     http.close();

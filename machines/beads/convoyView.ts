@@ -34,7 +34,7 @@ export function convoyCheck(model: BeadModel, id: string): ConvoyCheckResponse |
 /** One page of the open convoys, newest first. This is a pure function. */
 export function listConvoys(model: BeadModel, size: number, before?: number): Page<Bead> {
   return pageOf(model, {
-    candidates: model.indexes.byType.get(CONVOY_TYPE) ?? new Set(),
+    candidates: model.indexes.byType.open.get(CONVOY_TYPE) ?? new Set(),
     matches: (b) => b.issue_type === CONVOY_TYPE && b.status !== 'closed',
     map: (e) => present(model, e.bead),
     size,

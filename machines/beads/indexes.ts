@@ -1,5 +1,12 @@
 import type { StoredBead } from './model.ts';
 
+/** A value → ids index split by closedness: most reads leave closed beads out, and then count in O(1). */
+export interface HalvedIndex {
+  /** Beads not closed. */
+  readonly open: Map<string, Set<string>>;
+  readonly closed: Map<string, Set<string>>;
+}
+
 /**
  * Secondary indexes of the bead model, so list queries over a large city read the beads a filter can
  * match instead of every bead. Each maps a value to the ids of the beads that have it. They are
@@ -7,10 +14,10 @@ import type { StoredBead } from './model.ts';
  */
 export interface BeadIndexes {
   readonly byStatus: Map<string, Set<string>>;
-  readonly byType: Map<string, Set<string>>;
-  readonly byAssignee: Map<string, Set<string>>;
-  readonly byRig: Map<string, Set<string>>;
-  readonly byLabel: Map<string, Set<string>>;
+  readonly byType: HalvedIndex;
+  readonly byAssignee: HalvedIndex;
+  readonly byRig: HalvedIndex;
+  readonly byLabel: HalvedIndex;
   /** Children by parent id. */
   readonly children: Map<string, Set<string>>;
   /** Members by workflow root (metadata `gc.root_bead_id`). */
@@ -19,12 +26,14 @@ export interface BeadIndexes {
   readonly order: CreationOrder;
 }
 
+const halved = (): HalvedIndex => ({ open: new Map(), closed: new Map() });
+
 export const createIndexes = (): BeadIndexes => ({
   byStatus: new Map(),
-  byType: new Map(),
-  byAssignee: new Map(),
-  byRig: new Map(),
-  byLabel: new Map(),
+  byType: halved(),
+  byAssignee: halved(),
+  byRig: halved(),
+  byLabel: halved(),
   children: new Map(),
   roots: new Map(),
   order: new CreationOrder(),
@@ -32,6 +41,7 @@ export const createIndexes = (): BeadIndexes => ({
 
 const RIG = 'gc.rig';
 const ROOT = 'gc.root_bead_id';
+const NO_LABELS: readonly string[] = [];
 
 /**
  * Moves bead `id` in every index from its `before` state to its `after` state (either may be absent:
@@ -40,21 +50,41 @@ const ROOT = 'gc.root_bead_id';
 export function reindexBead(indexes: BeadIndexes, id: string, before?: StoredBead, after?: StoredBead): void {
   // Most updates leave most indexed fields alone: compare before calling into the maps.
   if (before?.status !== after?.status) move(indexes.byStatus, id, before?.status, after?.status);
-  if (before?.issue_type !== after?.issue_type)
-    move(indexes.byType, id, before?.issue_type, after?.issue_type);
-  if (before?.assignee !== after?.assignee) move(indexes.byAssignee, id, before?.assignee, after?.assignee);
   if (before?.parent !== after?.parent) move(indexes.children, id, before?.parent, after?.parent);
   const bm = before?.metadata;
   const am = after?.metadata;
-  if (bm !== am) {
-    if (bm?.[RIG] !== am?.[RIG]) move(indexes.byRig, id, bm?.[RIG], am?.[RIG]);
-    if (bm?.[ROOT] !== am?.[ROOT]) move(indexes.roots, id, bm?.[ROOT], am?.[ROOT]);
+  if (bm?.[ROOT] !== am?.[ROOT]) move(indexes.roots, id, bm?.[ROOT], am?.[ROOT]);
+  const was = before ? (before.status === 'closed' ? 'closed' : 'open') : undefined;
+  const is = after ? (after.status === 'closed' ? 'closed' : 'open') : undefined;
+  field(indexes.byType, id, was, is, before?.issue_type, after?.issue_type);
+  field(indexes.byAssignee, id, was, is, before?.assignee, after?.assignee);
+  field(indexes.byRig, id, was, is, bm?.[RIG], am?.[RIG]);
+  const wasLabels = before?.labels ?? NO_LABELS;
+  const isLabels = after?.labels ?? NO_LABELS;
+  if (was === is && (wasLabels === isLabels || sameLabels(wasLabels, isLabels))) return;
+  for (const label of wasLabels) {
+    if (was !== is || !isLabels.includes(label)) move(indexes.byLabel[was!], id, label, undefined);
   }
-  const was = before?.labels;
-  const is = after?.labels;
-  if (was === is || (was && is && sameLabels(was, is))) return;
-  for (const label of was ?? []) if (!is?.includes(label)) move(indexes.byLabel, id, label, undefined);
-  for (const label of is ?? []) if (!was?.includes(label)) move(indexes.byLabel, id, undefined, label);
+  for (const label of isLabels) {
+    if (was !== is || !wasLabels.includes(label)) move(indexes.byLabel[is!], id, undefined, label);
+  }
+}
+
+/** Moves `id` from value `from` in half `was` to value `to` in half `is` of a halved index. */
+function field(
+  index: HalvedIndex,
+  id: string,
+  was: 'open' | 'closed' | undefined,
+  is: 'open' | 'closed' | undefined,
+  from: string | undefined,
+  to: string | undefined,
+): void {
+  if (was === is) {
+    if (from !== to) move(index[is!], id, from, to);
+    return;
+  }
+  if (was) move(index[was], id, from, undefined);
+  if (is) move(index[is], id, undefined, to);
 }
 
 function sameLabels(a: readonly string[], b: readonly string[]): boolean {

@@ -29,9 +29,9 @@ function mailbox(model: Readonly<BeadModel>, filter: MailFilter): ReadonlySet<st
   const { byType, byAssignee, byRig } = model.indexes;
   return (
     smallest([
-      byType.get(MESSAGE_TYPE) ?? NONE,
-      filter.agent ? (byAssignee.get(filter.agent) ?? NONE) : undefined,
-      filter.rig ? (byRig.get(filter.rig) ?? NONE) : undefined,
+      byType.open.get(MESSAGE_TYPE) ?? NONE,
+      filter.agent ? (byAssignee.open.get(filter.agent) ?? NONE) : undefined,
+      filter.rig ? (byRig.open.get(filter.rig) ?? NONE) : undefined,
     ]) ?? NONE
   );
 }
@@ -74,7 +74,9 @@ export function mailThread(model: Readonly<BeadModel>, id: string, rig?: string)
   const named = model.beads.get(id)?.bead;
   const thread = (isMessage(named) && labelValue(named, THREAD_PREFIX)) || id;
   const out: BeadEntry[] = [];
-  for (const member of model.indexes.byLabel.get(THREAD_PREFIX + thread) ?? []) {
+  const { open, closed } = model.indexes.byLabel;
+  const label = THREAD_PREFIX + thread;
+  for (const member of [...(open.get(label) ?? []), ...(closed.get(label) ?? [])]) {
     const entry = model.beads.get(member);
     const b = entry?.bead;
     if (entry && b?.issue_type === MESSAGE_TYPE && (!rig || b.metadata?.[RIG_KEY] === rig)) out.push(entry);

@@ -1,5 +1,6 @@
 import type { Bead, WorkflowDep } from '../../schemas/beads.ts';
 import { depsOf } from './beadShape.ts';
+import type { HalvedIndex } from './indexes.ts';
 import { RIG_KEY, type BeadEntry, type BeadModel, type StoredBead } from './model.ts';
 import { pageOf, smallest, type Page } from './paging.ts';
 import { present } from './ready.ts';
@@ -28,8 +29,10 @@ export function beadMatcher(filter: BeadFilter): (bead: StoredBead) => boolean {
 
 /**
  * One page of the beads matching `filter`, newest first, older than the cursor's `before` ordinal.
- * Reads the smallest index entry the filter names; with no filter but status, counts from the status
- * index and walks the newest beads. This is a pure function.
+ *
+ * Every filter is an equality on an indexed field, so a match is a member of each index entry the filter
+ * names, in the half (open or closed) it asks for: membership answers without reading beads, a single
+ * filter counts in O(1), and the page walks the newest beads. This is a pure function.
  */
 export function listBeads(
   model: Readonly<BeadModel>,
@@ -38,18 +41,29 @@ export function listBeads(
   before?: number,
 ): Page<Bead> {
   const { byStatus, byType, byLabel, byAssignee, byRig } = model.indexes;
-  // Every filter is an equality on an indexed field, so a match is a member of each named index entry
-  // (and, without `all` or `status`, not of the closed one): membership tests answer without the beads.
-  const pick = (index: Map<string, Set<string>>, value: string | undefined) =>
-    value ? (index.get(value) ?? EMPTY) : undefined;
+  const half: 'open' | 'closed' | 'both' = filter.status
+    ? filter.status === 'closed'
+      ? 'closed'
+      : 'open'
+    : filter.all
+      ? 'both'
+      : 'open';
+  const pick = (index: HalvedIndex, value: string | undefined): ReadonlySet<string> | undefined => {
+    if (!value) return undefined;
+    if (half !== 'both') return index[half].get(value) ?? EMPTY;
+    const open = index.open.get(value);
+    const closed = index.closed.get(value);
+    return !open ? (closed ?? EMPTY) : !closed ? open : new Set([...open, ...closed]);
+  };
   const required = [
-    pick(byStatus, filter.status),
+    filter.status ? (byStatus.get(filter.status) ?? EMPTY) : undefined,
     pick(byType, filter.type),
     pick(byLabel, filter.label),
     pick(byAssignee, filter.assignee),
     pick(byRig, filter.rig),
   ].filter((set): set is ReadonlySet<string> => set !== undefined);
-  const closed = filter.status || filter.all ? EMPTY : (byStatus.get('closed') ?? EMPTY);
+  // Without a filter, the open half is every bead but the closed ones.
+  const closed = required.length === 0 && half === 'open' ? (byStatus.get('closed') ?? EMPTY) : EMPTY;
   const candidates = smallest(required);
   const others = required.filter((set) => set !== candidates);
   return pageOf(model, {
@@ -58,12 +72,7 @@ export function listBeads(
     map: (e) => present(model, e.bead),
     size,
     before,
-    // One index entry and nothing to exclude: its size is the count.
-    total: !candidates
-      ? model.beads.size - closed.size
-      : others.length === 0 && closed.size === 0
-        ? candidates.size
-        : undefined,
+    total: !candidates ? model.beads.size - closed.size : others.length === 0 ? candidates.size : undefined,
   });
 }
 

@@ -4,7 +4,7 @@ import { isGcError } from '../../actors/errors.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { dependencyCycle, ORDERING_DEP_TYPES } from '../../machines/beads/cycles.ts';
 import { evolveAll } from '../../machines/beads/evolve.ts';
-import { reindexBead } from '../../machines/beads/indexes.ts';
+import { reindexBead, type HalvedIndex } from '../../machines/beads/indexes.ts';
 import { createModel, type BeadModel } from '../../machines/beads/model.ts';
 import { cityHarness, forEachBackend, type CityHarness } from './helpers.ts';
 
@@ -38,7 +38,15 @@ function snapshot(model: Readonly<BeadModel>) {
     indexes: Object.fromEntries(
       Object.entries(model.indexes)
         .filter(([name]) => name !== 'order')
-        .map(([name, index]) => [name, sets(index as Map<string, Set<string>>)]),
+        .map(([name, index]) => [
+          name,
+          index instanceof Map
+            ? sets(index as Map<string, Set<string>>)
+            : {
+                open: sets((index as HalvedIndex).open),
+                closed: sets((index as HalvedIndex).closed),
+              },
+        ]),
     ),
     order: [...model.indexes.order.newestFirst()].filter(([id, o]) => model.beads.get(id)?.ordinal === o),
     idempotency: [...model.idempotency.entries()].map(([k, r]) => [k, r.hash, r.bead.id]).sort(),
@@ -173,7 +181,11 @@ forEachBackend(t, async (t, env) => {
         const before = snapshot(h.service.service.model);
         await h.restart();
         const after = snapshot(h.service.service.model);
-        t.equal(h.service.service.startup.snapshotSeq, before.seq, `step ${step}: restored from a snapshot`);
+        t.equal(
+          h.service.service.startup.snapshotSeq,
+          before.seq > 0 ? before.seq : undefined,
+          `step ${step}: restored from a snapshot (when there was anything to save)`,
+        );
         t.same(after, before, `step ${step}: the rebuilt store equals the one before the restart`);
         t.same(
           after,

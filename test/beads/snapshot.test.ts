@@ -14,7 +14,7 @@ const plain = (m: Readonly<BeadModel>) => ({
   nextNumber: m.nextNumber,
   beads: [...m.beads].map(([id, e]) => [id, e.ordinal, e.bead]),
   idempotency: [...m.idempotency].map(([k, r]) => [k, r.hash, r.bead.id]),
-  byLabel: [...m.indexes.byLabel].map(([k, v]) => [k, [...v].sort()]).sort(),
+  byLabel: [...m.indexes.byLabel.open].map(([k, v]) => [k, [...v].sort()]).sort(),
 });
 
 async function foldOf(journal: Journal, prefix: string) {
