@@ -4,7 +4,7 @@ import ajvFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { newRequestId, registerMiddleware } from './middleware.ts';
-import { errorHandler, problem, sendProblem } from './problem.ts';
+import { errorHandler, problem, sendProblem, toProblem } from './problem.ts';
 import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
 import { convoyRoutes } from './routes/convoys.ts';
@@ -24,6 +24,11 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     logger: false,
     genReqId: newRequestId,
     bodyLimit: 1024 * 1024,
+    // Errors the router raises before any hook runs (a URL that is not valid percent-encoded UTF-8, a path
+    // parameter over the length limit) are Problem Details with a request id like every other error.
+    frameworkErrors: (err, request, reply) => {
+      void sendProblem(reply.header('X-GC-Request-Id', request.id), toProblem(err));
+    },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
       plugins: [ajvFormats as never],
@@ -32,9 +37,18 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // A mutation without a body (unregister, stop) may still say `Content-Type: application/json`.
+  // JSON is UTF-8 (RFC 8259 §8.1): invalid bytes are refused, not silently replaced by U+FFFD and stored.
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      const err = new Error('request body is not valid UTF-8') as Error & { statusCode: number };
+      err.statusCode = 400;
+      return done(err, undefined);
+    }
     if (text.trim() === '') return done(null, undefined);
     try {
       done(null, JSON.parse(text));
