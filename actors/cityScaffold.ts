@@ -12,6 +12,9 @@ export interface CityDir {
 }
 
 const RUNTIME_DIRS = ['cache', 'runtime', 'system'] as const;
+/** Linux's limits on one path component and on a whole path (bytes, terminator included in PATH_MAX). */
+const NAME_MAX = 255;
+const PATH_MAX = 4096;
 
 const invalidDir = (message: string, dir: string): ValidationError =>
   new ValidationError(message, 'invalid city directory', {
@@ -74,6 +77,14 @@ export async function resolveCityDir(dir: string, home: string): Promise<CityDir
     }
   }
   if (real === '/') throw invalidDir(`dir must not be the root directory: ${JSON.stringify(dir)}`, dir);
+  // The file system would refuse these only when the scaffold writes (ENAMETOOLONG, a 500): they are the
+  // client's mistake, so refuse them here.
+  if (
+    Buffer.byteLength(real) >= PATH_MAX ||
+    real.split('/').some((part) => Buffer.byteLength(part) > NAME_MAX)
+  ) {
+    throw invalidDir(`dir is too long (at most ${NAME_MAX} bytes per name, ${PATH_MAX - 1} in all)`, dir);
+  }
   const k = await kind(existing);
   if (k !== 'dir') throw invalidDir(`not a directory: ${JSON.stringify(existing)}`, dir);
   if (!(await writable(existing)))
