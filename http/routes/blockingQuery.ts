@@ -18,7 +18,8 @@ export interface BlockingQuery {
  */
 export function parseBlockingQuery(query: { index?: string; wait?: string }): BlockingQuery | undefined {
   if (query.index === undefined || query.index === '') return undefined;
-  if (!/^\d+$/.test(query.index))
+  // A seq is a safe integer: a longer index would be rounded and block on a head that can never come.
+  if (!/^\d+$/.test(query.index) || !Number.isSafeInteger(Number(query.index)))
     throw new BadRequestError(`index must be a non-negative integer: ${JSON.stringify(query.index)}`);
   let waitMs = DEFAULT_WAIT_MS;
   if (query.wait !== undefined && query.wait !== '') {
