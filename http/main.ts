@@ -7,6 +7,9 @@ import { openJournalBackend } from '../actors/journal/openBackend.ts';
 import { Supervisor, type SupervisorOptions } from '../actors/supervisor.ts';
 import { buildApp } from './app.ts';
 
+// `gc supervisor run` merges its flags through the same function the supervisor uses, and imports only this module.
+export { loadConfig, parseDuration } from '../actors/config.ts';
+
 /** A running supervisor: where its API listens, and how to stop it. */
 export interface RunningSupervisor {
   url: string;

@@ -26,14 +26,12 @@ Configuration: flags override the environment (GC_HOME, GC_BIND, GC_PORT, GC_NAT
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SupervisorRun);
-    // The one place the CLI reaches past the HTTP API: `run` *is* the supervisor. The modules are loaded
+    // The one place the CLI reaches past the HTTP API: `run` *is* the supervisor. The module is loaded
     // here, not at the top, so that no other `gc` command pays for Fastify, NATS and the actors at
-    // start-up. loadConfig/parseDuration come with runSupervisor's contract (config.ts is where flags,
-    // environment and supervisor.toml are merged; the CLI must not merge them a second way).
-    const [{ runSupervisor }, { loadConfig, parseDuration }] = await Promise.all([
-      import('../../../http/main.ts'),
-      import('../../../actors/config.ts'),
-    ]);
+    // start-up. It re-exports loadConfig/parseDuration: flags, environment and supervisor.toml are merged
+    // in one place, never a second way in the CLI.
+    // eslint-disable-next-line no-restricted-syntax -- `run` is the supervisor itself
+    const { runSupervisor, loadConfig, parseDuration } = await import('../../../http/main.ts');
     const duration = (name: string, v: string | undefined): number | undefined => {
       if (v === undefined) return undefined;
       try {
