@@ -66,3 +66,24 @@ export const pagingQueryProperties = {
     Type.Integer({ minimum: 0, description: 'Maximum number of results to return. 0 = server default.' }),
   ),
 };
+
+const INDEX_HEADERS = {
+  'X-GC-Index': {
+    type: 'integer',
+    minimum: 0,
+    description: 'The city event index the answer reflects; the `index` of the next blocking query.',
+  },
+  'X-GC-Cache-Age-S': {
+    type: 'number',
+    description: 'Age in seconds of the read model that answered: always 0 (it is live).',
+  },
+};
+
+/**
+ * `schema` as a documented response that carries `X-GC-Index` and `X-GC-Cache-Age-S` (or only the
+ * cache age with `indexHeader: false`). The extra keys only feed the OpenAPI document.
+ */
+export function indexedResponse<T extends object>(schema: T, description: string, indexHeader = true): T {
+  const headers = indexHeader ? INDEX_HEADERS : { 'X-GC-Cache-Age-S': INDEX_HEADERS['X-GC-Cache-Age-S'] };
+  return { ...schema, description, headers };
+}

@@ -80,14 +80,17 @@ export class BeadStore {
     return this.#run({ type: 'UpdateBead', id, patch: { defer_until: until } }, opts);
   }
 
+  /** Closes an open bead (`bead.closed`); a closed one is a 409. */
   close(id: string, opts: CommandOptions = {}): Promise<StoredBead> {
     return this.#run({ type: 'CloseBead', id }, opts);
   }
 
+  /** Reopens a closed bead (`bead.updated`); one that is not closed is a 409. */
   reopen(id: string, opts: CommandOptions = {}): Promise<StoredBead> {
     return this.#run({ type: 'ReopenBead', id }, opts);
   }
 
+  /** Deletes a bead (`bead.deleted` with its last snapshot); its id is never handed out again. */
   delete(id: string, opts: CommandOptions = {}): Promise<StoredBead> {
     return this.#run({ type: 'DeleteBead', id }, opts);
   }
@@ -115,6 +118,7 @@ export class BeadStore {
     return this.#run({ type: 'AddDependency', id, dependsOn, depType }, opts);
   }
 
+  /** Removes the edges `id → dependsOn` (of `depType` only, when given); none there is a 404. */
   removeDependency(
     id: string,
     dependsOn: string,
@@ -142,18 +146,22 @@ export class BeadStore {
     );
   }
 
+  /** Marks a message read (`bead.updated` + `mail.marked_read`); already read writes nothing. */
   markMailRead(id: string, opts: CommandOptions = {}): Promise<Message> {
     return this.#run({ type: 'MarkMailRead', id }, opts);
   }
 
+  /** Marks a message unread (`bead.updated` + `mail.marked_unread`); already unread writes nothing. */
   markMailUnread(id: string, opts: CommandOptions = {}): Promise<Message> {
     return this.#run({ type: 'MarkMailUnread', id }, opts);
   }
 
+  /** Archives a message: closes its bead (`bead.closed` + `mail.archived`); twice writes nothing. */
   archiveMail(id: string, opts: CommandOptions = {}): Promise<Message> {
     return this.#run({ type: 'ArchiveMail', id }, opts);
   }
 
+  /** Deletes a message's bead (`bead.deleted` + `mail.deleted`). */
   deleteMail(id: string, opts: CommandOptions = {}): Promise<Message> {
     return this.#run({ type: 'DeleteMail', id }, opts);
   }
@@ -183,10 +191,12 @@ export class BeadStore {
     return this.#changeMembers(id, items, 'remove', opts);
   }
 
+  /** Closes a convoy bead (`bead.closed` + `convoy.closed`); a closed one writes nothing, a non-convoy is a 400. */
   closeConvoy(id: string, opts: CommandOptions = {}): Promise<StoredBead> {
     return this.#run({ type: 'CloseConvoy', id }, opts);
   }
 
+  /** Deletes a convoy bead (`bead.deleted`); its members keep their `parent`. */
   deleteConvoy(id: string, opts: CommandOptions = {}): Promise<StoredBead> {
     return this.#run({ type: 'DeleteConvoy', id }, opts);
   }

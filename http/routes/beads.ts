@@ -13,6 +13,7 @@ import {
   CityNameParam,
   IdempotentMutationHeaders,
   MutationHeaders,
+  indexedResponse,
   OkResponseSchema,
 } from '../../schemas/beadsCommon.ts';
 import type { AppDeps } from '../deps.ts';
@@ -44,7 +45,7 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         params: Type.Object({ cityName: CityNameParam }),
         headers: IdempotentMutationHeaders,
         body: BeadCreateBodySchema,
-        response: { 201: BeadSchema },
+        response: { 201: indexedResponse(BeadSchema, 'The created bead.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
       validatorCompiler: strictBodyValidator,
@@ -130,7 +131,7 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         params: BeadParams,
         headers: MutationHeaders,
         body: BeadAssignBodySchema,
-        response: { 200: BeadAssignResponseSchema },
+        response: { 200: indexedResponse(BeadAssignResponseSchema, '`{status: "assigned", assignee}`.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
       validatorCompiler: strictBodyValidator,

@@ -12,7 +12,7 @@ import {
   BeadSchema,
   ListBodyBeadSchema,
 } from '../../schemas/beads.ts';
-import { blockingQueryProperties, CityNameParam } from '../../schemas/beadsCommon.ts';
+import { blockingQueryProperties, CityNameParam, indexedResponse } from '../../schemas/beadsCommon.ts';
 import type { AppDeps } from '../deps.ts';
 import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
@@ -33,7 +33,7 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: Type.Object({ cityName: CityNameParam }),
         querystring: BeadListQuerySchema,
-        response: { 200: ListBodyBeadSchema },
+        response: { 200: indexedResponse(ListBodyBeadSchema, 'A page of beads, newest first.') },
       },
     },
     async (request, reply) => {
@@ -60,7 +60,7 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: Type.Object({ cityName: CityNameParam }),
         querystring: Type.Object(blockingQueryProperties, { additionalProperties: false }),
-        response: { 200: ListBodyBeadSchema },
+        response: { 200: indexedResponse(ListBodyBeadSchema, 'Every ready bead, most urgent first.') },
       },
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
         summary: 'Get a bead',
         tags,
         params: BeadParams,
-        response: { 200: BeadSchema },
+        response: { 200: indexedResponse(BeadSchema, 'The bead.') },
       },
     },
     async (request, reply) => {
@@ -100,7 +100,7 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
         summary: "A bead's children",
         tags,
         params: BeadParams,
-        response: { 200: BeadDepsResponseSchema },
+        response: { 200: indexedResponse(BeadDepsResponseSchema, "The bead's children.") },
       },
     },
     async (request, reply) => {
@@ -123,7 +123,7 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
           cityName: CityNameParam,
           rootID: Type.String({ description: 'Root bead ID.' }),
         }),
-        response: { 200: BeadGraphResponseSchema },
+        response: { 200: indexedResponse(BeadGraphResponseSchema, 'The workflow graph.') },
       },
     },
     async (request, reply) => {

@@ -6,7 +6,12 @@ import { convoyCheck, convoyDetail, listConvoys } from '../../machines/beads/con
 import { pageSize } from '../../machines/beads/paging.ts';
 import { present } from '../../machines/beads/ready.ts';
 import { BeadSchema, ListBodyBeadSchema } from '../../schemas/beads.ts';
-import { CityNameParam, MutationHeaders, OkResponseSchema } from '../../schemas/beadsCommon.ts';
+import {
+  CityNameParam,
+  indexedResponse,
+  MutationHeaders,
+  OkResponseSchema,
+} from '../../schemas/beadsCommon.ts';
 import {
   ConvoyCheckResponseSchema,
   ConvoyCreateBodySchema,
@@ -50,7 +55,7 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: CityParams,
         querystring: ConvoyListQuerySchema,
-        response: { 200: ListBodyBeadSchema },
+        response: { 200: indexedResponse(ListBodyBeadSchema, 'A page of open convoys, newest first.') },
       },
     },
     async (request, reply) => {
@@ -78,7 +83,7 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
         params: CityParams,
         headers: MutationHeaders,
         body: ConvoyCreateBodySchema,
-        response: { 201: BeadSchema },
+        response: { 201: indexedResponse(BeadSchema, 'The convoy bead.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
       validatorCompiler: strictBodyValidator,
@@ -99,7 +104,7 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
         summary: 'A convoy, its members and their progress',
         tags,
         params: ConvoyParams,
-        response: { 200: ConvoyGetResponseSchema },
+        response: { 200: indexedResponse(ConvoyGetResponseSchema, 'The convoy, its members and progress.') },
       },
     },
     async (request, reply) => {
@@ -118,7 +123,7 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
         summary: 'Whether every member of a convoy is closed',
         tags,
         params: ConvoyParams,
-        response: { 200: ConvoyCheckResponseSchema },
+        response: { 200: indexedResponse(ConvoyCheckResponseSchema, 'Completion of the convoy.') },
       },
     },
     async (request, reply) => {

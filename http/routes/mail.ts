@@ -9,6 +9,7 @@ import { RIG_KEY } from '../../machines/beads/model.ts';
 import {
   CityNameParam,
   IdempotentMutationHeaders,
+  indexedResponse,
   MutationHeaders,
   OkResponseSchema,
 } from '../../schemas/beadsCommon.ts';
@@ -52,7 +53,7 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: CityParams,
         querystring: MailListQuerySchema,
-        response: { 200: MailListBodySchema },
+        response: { 200: indexedResponse(MailListBodySchema, 'Messages.') },
       },
     },
     async (request, reply) => {
@@ -84,7 +85,7 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         params: CityParams,
         headers: IdempotentMutationHeaders,
         body: MailSendBodySchema,
-        response: { 201: MessageSchema },
+        response: { 201: indexedResponse(MessageSchema, 'The message sent.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
       validatorCompiler: strictBodyValidator,
@@ -108,7 +109,7 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: CityParams,
         querystring: MailCountQuerySchema,
-        response: { 200: MailCountBodySchema },
+        response: { 200: indexedResponse(MailCountBodySchema, 'Total and unread counts.', false) },
       },
     },
     async (request, reply) => {
@@ -130,7 +131,7 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
           id: Type.String({ description: 'Thread or message ID.' }),
         }),
         querystring: MailRigQuerySchema,
-        response: { 200: MailListBodySchema },
+        response: { 200: indexedResponse(MailListBodySchema, 'Messages.') },
       },
     },
     async (request, reply) => {
@@ -150,7 +151,7 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: MessageParams,
         querystring: MailRigQuerySchema,
-        response: { 200: MessageSchema },
+        response: { 200: indexedResponse(MessageSchema, 'The message.') },
       },
     },
     async (request, reply) => {
@@ -176,7 +177,7 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         querystring: MailRigQuerySchema,
         headers: IdempotentMutationHeaders,
         body: MailReplyBodySchema,
-        response: { 201: MessageSchema },
+        response: { 201: indexedResponse(MessageSchema, 'The message sent.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
       validatorCompiler: strictBodyValidator,
