@@ -9,8 +9,8 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
  *   socket (`writableLength` + `drain`) so a replay never buffers more than a window, and a hard bound on a
  *   reader that stops reading. Measured (`bench/events.ts`, 1,000 events/s): the whole append → journal →
  *   this writer → client path adds ~0.04 ms at p50 over a bare `res.write` of the same frames, and replays
- *   100k events at ~200k events/s; joining a tick's frames into one write is what made replay fast (one
- *   write per frame capped it near 40k/s). There is no speed reason to prefer a library.
+ *   100k events at ~200k events/s (a tick's frames go out as one write: no chunk header and writev slot per
+ *   frame). There is no speed reason to prefer a library.
  */
 
 export interface SseWriterOptions {
