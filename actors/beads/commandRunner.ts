@@ -78,7 +78,8 @@ export class BeadCommandRunner {
   ) {}
 
   /**
-   * Folds the whole log, then follows it. Effects: reads the journal from the model's seq to its head.
+   * Folds the log from the model's seq (all of it, unless the model was restored from a snapshot), then
+   * follows it. Effects: reads the journal from the model's seq to its head.
    * @throws UnavailableError when the journal cannot be read.
    */
   async start(): Promise<void> {
@@ -113,21 +114,36 @@ export class BeadCommandRunner {
       if (!outcome.ok) throw rejectionError(outcome.rejection);
       const { event, notices, result } = outcome.decision;
       if (event) {
+        let stored: JournalEvent;
         try {
-          await this.#accept(await this.journal.append(event, { expectedSeq: this.model.seq }));
+          stored = await this.journal.append(event, { expectedSeq: this.model.seq });
         } catch (err) {
           if (!isSeqConflict(err) || attempt >= this.options.retry.retries) throw err;
           await this.catchUp();
           await sleep(backoffMs(this.options.retry, attempt));
           continue;
         }
+        await this.#acceptStored(stored);
       }
-      for (const notice of notices) await this.#accept(await this.journal.append(notice));
+      for (const notice of notices) await this.#acceptStored(await this.journal.append(notice));
       return result;
     }
   }
 
-  /** Folds an event this runner appended, reading any events before it that it has not seen yet. */
+  /**
+   * Folds an event this runner appended. Its command succeeded once the append did: a failure to read
+   * the events before it only delays the fold (the subscription, or the next command's catch-up, does
+   * it), so it is reported, not thrown.
+   */
+  async #acceptStored(event: JournalEvent): Promise<void> {
+    try {
+      await this.#accept(event);
+    } catch (err) {
+      this.options.onError(err);
+    }
+  }
+
+  /** Folds an event, reading any events before it that this runner has not seen yet. */
   async #accept(event: JournalEvent): Promise<void> {
     if (event.seq > this.model.seq + 1) await this.catchUp();
     this.#apply(event);
