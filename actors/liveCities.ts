@@ -14,6 +14,9 @@ export interface LiveCity {
   readonly services: Readonly<Record<string, unknown>>;
 }
 
+/** How long after the last city leaves the supervisor stream still answers (as upstream's grace). */
+export const UNREGISTER_GRACE_MS = 120_000;
+
 export type LiveCityChange =
   | { kind: 'attached'; city: LiveCity }
   | { kind: 'updated'; city: LiveCity }
@@ -27,6 +30,7 @@ export type LiveCityChange =
 export class LiveCities {
   readonly #cities = new Map<string, LiveCity>();
   readonly #listeners = new Set<(change: LiveCityChange) => void>();
+  #lastDetachedAt: number | undefined;
 
   constructor(readonly supervisorLog: Journal) {}
 
@@ -43,11 +47,22 @@ export class LiveCities {
     if (city) this.set({ ...city, ...patch });
   }
 
-  remove(name: string): void {
+  remove(name: string, now = Date.now()): void {
     const city = this.#cities.get(name);
     if (!city) return;
     this.#cities.delete(name);
+    this.#lastDetachedAt = now;
     this.#emit({ kind: 'detached', city });
+  }
+
+  /**
+   * Whether the supervisor event stream has a provider: a city is attached, or one left within `graceMs`.
+   * The grace (upstream keeps recently unregistered cities for two minutes) lets a client that got a 202
+   * for the last city's unregister still open the stream from its `event_cursor` and see the terminal event.
+   */
+  hasProviders(graceMs = UNREGISTER_GRACE_MS, now = Date.now()): boolean {
+    if (this.#cities.size > 0) return true;
+    return this.#lastDetachedAt !== undefined && now - this.#lastDetachedAt < graceMs;
   }
 
   get(name: string): LiveCity | undefined {

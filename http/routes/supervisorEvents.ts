@@ -73,7 +73,7 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
         description:
           'Frames `event: tagged_event` (id = the whole composite cursor after the event) and `event: heartbeat` ' +
           '(no id). Resumes after Last-Event-ID, else after_cursor; with neither it starts at every log head. ' +
-          'Cities that start while the stream is open join it. 503 no_providers while no city is attached.',
+          'Cities that start while the stream is open join it. 503 no_providers while no city is attached (nor left within the last two minutes).',
         querystring: StreamQuery,
         headers: StreamHeaders,
         response: {
@@ -101,8 +101,9 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
     },
     async (request, reply) => {
       const resume = supervisorResume(request.headers['last-event-id'], request.query.after_cursor);
-      // The supervisor's own log alone is no provider: upstream answers 503 until a city exists.
-      if (deps.cities.list().length === 0)
+      // The supervisor's own log alone is no provider (spec 6.3), but a city that left within the grace
+      // still is, so a 202 for the last city's unregister is never followed by a 503 (spec 4.4 rule 3).
+      if (!deps.cities.hasProviders())
         throw new UnavailableError('no event providers available', 'no_providers');
       // A stalled or failing log must not hold up (or fail) the others: it starts at its head when it can.
       const head = resume ? undefined : await headPositionsWithin(deps.cities.logs(), HEAD_WAIT_MS);

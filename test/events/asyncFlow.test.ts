@@ -65,3 +65,37 @@ t.test(
     sse.close();
   },
 );
+
+t.test("unregistering the last city: its 202's event_cursor still opens the stream (no 503)", async (t) => {
+  const s = await startTestSupervisor(t, { tickMs: 200 });
+  const created = await s.call('POST', '/v0/city', { dir: join(s.root, 'solo'), start_command: 'echo hi' });
+  t.equal(created.status, 202);
+  const first = await openSse(
+    `${s.url}/v0/events/stream?after_cursor=${encodeURIComponent((created.body as { event_cursor: string }).event_cursor)}`,
+  );
+  await until(first, (d) => d.type === 'request.result.city.create');
+  first.close();
+
+  const res = await s.call('POST', '/v0/city/solo/unregister');
+  t.equal(res.status, 202);
+  const { request_id: requestId, event_cursor: cursor } = res.body as {
+    request_id: string;
+    event_cursor: string;
+  };
+  // Let the reconciler finish, so no city is attached any more when the client comes for its result.
+  for (let i = 0; i < 100; i++) {
+    const list = (await s.call('GET', '/v0/cities')).body as { items?: unknown[] | null };
+    if ((list.items ?? []).length === 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const sse = await openSse(`${s.url}/v0/events/stream?after_cursor=${encodeURIComponent(cursor)}`);
+  t.equal(sse.status, 200, 'never 503 after a successful 202');
+  const seen = await until(
+    sse,
+    (d) =>
+      (d.type === 'request.result.city.unregister' || d.type === 'request.failed') &&
+      (d.payload as { request_id?: string }).request_id === requestId,
+  );
+  t.match(seen.at(-1), { type: 'request.result.city.unregister', city: 'solo' });
+  sse.close();
+});
