@@ -27,7 +27,9 @@ try {
     process.exitCode = 1;
   }
 }
-// Leftover keep-alive sockets or timers must not hold a finished command open; stdout and stderr are
-// synchronous for files and pipes on POSIX, so nothing written is lost. `supervisor run` and
+// Leftover keep-alive sockets or timers must not hold a finished command open. `supervisor run` and
 // `events --follow` only get here once they have finished on purpose.
+// A pipe whose reader is slower than we write (a long `gc events` list into another process) still holds
+// lines in stdout's buffer here, and process.exit would drop them: wait until everything is handed over.
+if (process.stdout.writableLength > 0) await new Promise((resolve) => process.stdout.write('', resolve));
 process.exit(process.exitCode ?? 0);
