@@ -1,6 +1,5 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import ajvFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { newRequestId, registerMiddleware } from './middleware.ts';
@@ -12,8 +11,13 @@ import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
 import { openapiRoutes } from './routes/openapi.ts';
+import { buildValidator } from './strictBody.ts';
 
 export type App = FastifyInstance;
+
+type ValidatorFactory = NonNullable<
+  NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
+>['buildValidator'];
 
 /**
  * Builds the control plane's Fastify app without listening (tests `inject` into it; `main.ts` listens).
@@ -29,10 +33,9 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     frameworkErrors: (err, request, reply) => {
       void sendProblem(reply.header('X-GC-Request-Id', request.id), toProblem(err));
     },
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
-      plugins: [ajvFormats as never],
-    },
+    // Bodies are validated without type coercion, queries and paths with it (http/strictBody.ts).
+    // (Fastify's declared factory type does not match how it calls the compiler: `{schema, httpPart, …}`.)
+    schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -3,13 +3,27 @@ import ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
 const base = { removeAdditional: false, useDefaults: true, allErrors: true } as const;
-// Query strings and path parameters arrive as text: coercing them is the point. A JSON body has types.
-const coercing = ajvFormats.default(new Ajv.default({ ...base, coerceTypes: 'array' }));
-const strict = ajvFormats.default(new Ajv.default({ ...base, coerceTypes: false }));
+
+const newAjv = (coerceTypes: 'array' | false): Ajv.default =>
+  ajvFormats.default(new Ajv.default({ ...base, coerceTypes }));
 
 /**
- * A route `validatorCompiler` that validates JSON bodies without type coercion (`{"dir": 5}` is a 422,
- * not the directory "5"), and everything else as the app does. Unknown body fields stay refused.
+ * Fastify's validator factory (`schemaController.compilersFactory.buildValidator`): query strings, path
+ * parameters and headers arrive as text, and coercing them is the point; a JSON body has types, so it is
+ * validated without coercion (`{"dir": 5}` is a 422, never the directory "5"). Unknown body fields stay
+ * refused. Both Ajv instances know the shared schemas of the encapsulation context, so `$ref` bodies work.
  */
-export const strictBodyValidator: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema);
+export function buildValidator(externalSchemas: Record<string, unknown> = {}): FastifySchemaCompiler<object> {
+  const coercing = newAjv('array');
+  const strict = newAjv(false);
+  for (const schema of Object.values(externalSchemas)) {
+    coercing.addSchema(schema as object);
+    strict.addSchema(schema as object);
+  }
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    // A route may use a shared schema itself as its body: Ajv already holds it under its $id.
+    const id = (schema as { $id?: unknown }).$id;
+    return (typeof id === 'string' && ajv.getSchema(id)) || ajv.compile(schema);
+  };
+}

@@ -17,7 +17,6 @@ import {
   OkResponseSchema,
 } from '../../schemas/beadsCommon.ts';
 import type { AppDeps } from '../deps.ts';
-import { strictBodyValidator } from '../strictBody.ts';
 import { beadDependencyRoutes } from './beadsDependencies.ts';
 import { beadQueryRoutes } from './beadsQueries.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
@@ -48,7 +47,6 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 201: indexedResponse(BeadSchema, 'The created bead.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
@@ -77,7 +75,6 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 200: OkResponseSchema },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
       handler: async (request) => {
         await beadStoreFor(deps, request.params.cityName).update(request.params.id, request.body);
         return { status: 'updated' };
@@ -134,7 +131,6 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 200: indexedResponse(BeadAssignResponseSchema, '`{status: "assigned", assignee}`.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);

@@ -5,7 +5,6 @@ import { present } from '../../machines/beads/ready.ts';
 import { BeadDependencyBodySchema, BeadSchema } from '../../schemas/beads.ts';
 import { CityNameParam, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import type { AppDeps } from '../deps.ts';
-import { strictBodyValidator } from '../strictBody.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
 const tags = ['beads'];
@@ -34,7 +33,6 @@ export function beadDependencyRoutes(scope: FastifyInstance, deps: AppDeps): voi
         response: { 200: BeadSchema },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);

@@ -8,7 +8,6 @@ import {
   MutationHeaders,
 } from '../../schemas/cities.ts';
 import type { AppDeps } from '../deps.ts';
-import { strictBodyValidator } from '../strictBody.ts';
 
 interface AjvError {
   keyword: string;
@@ -24,7 +23,6 @@ export function cityLifecycleRoutes(fastify: FastifyInstance, deps: AppDeps): vo
     {
       // Validation failures reach the handler so an unknown bootstrap profile gets upstream's own detail.
       attachValidation: true,
-      validatorCompiler: strictBodyValidator,
       schema: {
         operationId: 'post-v0-city',
         summary: 'Create a city (async)',

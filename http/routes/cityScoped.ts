@@ -18,7 +18,6 @@ import {
 } from '../../schemas/readiness.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
-import { strictBodyValidator } from '../strictBody.ts';
 import { blockingWait, parseBlockingQuery } from './blockingQuery.ts';
 
 const NOT_RUNNING =
@@ -57,7 +56,6 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
   app.patch(
     '/v0/city/:cityName',
     {
-      validatorCompiler: strictBodyValidator,
       schema: {
         operationId: 'patch-v0-city-by-city-name',
         summary: 'Suspend or resume a city',

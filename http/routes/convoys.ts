@@ -21,7 +21,6 @@ import {
 } from '../../schemas/convoys.ts';
 import type { BeadStore } from '../../actors/beads/index.ts';
 import type { AppDeps } from '../deps.ts';
-import { strictBodyValidator } from '../strictBody.ts';
 import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
@@ -86,7 +85,6 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 201: indexedResponse(BeadSchema, 'The convoy bead.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
@@ -151,7 +149,6 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
           response: { 200: OkResponseSchema },
         },
         // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-        validatorCompiler: strictBodyValidator,
       },
       async (request) => {
         const store = beadStoreFor(deps, request.params.cityName);

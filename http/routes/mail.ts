@@ -24,7 +24,6 @@ import {
   MessageSchema,
 } from '../../schemas/mail.ts';
 import type { AppDeps } from '../deps.ts';
-import { strictBodyValidator } from '../strictBody.ts';
 import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
@@ -88,7 +87,6 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 201: indexedResponse(MessageSchema, 'The message sent.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
@@ -180,7 +178,6 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 201: indexedResponse(MessageSchema, 'The message sent.') },
       },
       // JSON bodies are typed: no coercion, as upstream (`priority: "1"` is a 422).
-      validatorCompiler: strictBodyValidator,
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
