@@ -18,6 +18,7 @@ import { LogWriter } from './logWriter.ts';
 import type { WriteFn } from './logWriter.ts';
 import type { OffsetIndex } from './offsetIndex.ts';
 import { Notifier } from './notifier.ts';
+import { RecentEvents } from './recentEvents.ts';
 
 /** Options of the file backend, shared by every log it opens. */
 export interface FileJournalOptions {
@@ -110,6 +111,7 @@ export class FileJournal implements Journal {
   readonly #index: OffsetIndex;
   readonly #writer: LogWriter;
   readonly #reader: LogReader;
+  readonly #recent = new RecentEvents();
 
   private constructor(
     readonly name: string,
@@ -122,7 +124,7 @@ export class FileJournal implements Journal {
     this.#handle = handle;
     this.#index = index;
     this.#writer = new LogWriter(handle, size, options);
-    this.#reader = new LogReader(handle, index, file, () => this.#writer.size);
+    this.#reader = new LogReader(handle, index, file, () => this.#writer.size, this.#recent);
   }
 
   /**
@@ -293,6 +295,7 @@ export class FileJournal implements Journal {
       let offset = this.#writer.size - bytes;
       fresh.forEach((event, i) => {
         this.#index.push(event.seq, offset);
+        this.#recent.push(event.seq, lines[i]!);
         offset += lengths[i]!;
       });
       for (const [id, event] of freshIds) this.#remember(id, event);

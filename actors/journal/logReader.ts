@@ -6,6 +6,7 @@ import { readBackward, readForward } from './lineReader.ts';
 import type { Line } from './lineReader.ts';
 import type { Notifier } from './notifier.ts';
 import type { OffsetIndex } from './offsetIndex.ts';
+import type { RecentEvents } from './recentEvents.ts';
 
 /** Wraps a failure of the journal's file as the retryable `journal_unavailable` error. */
 export function journalUnavailable(what: string, err: unknown): UnavailableError {
@@ -29,11 +30,20 @@ export class LogReader {
   /** Bytes of acknowledged lines now; reads never go past it, so they never see a batch being written. */
   readonly #size: () => number;
 
-  constructor(handle: FileHandle, index: OffsetIndex, file: string, size: () => number) {
+  readonly #recent: RecentEvents | undefined;
+
+  constructor(
+    handle: FileHandle,
+    index: OffsetIndex,
+    file: string,
+    size: () => number,
+    recent?: RecentEvents,
+  ) {
     this.#handle = handle;
     this.#index = index;
     this.#file = file;
     this.#size = size;
+    this.#recent = recent;
   }
 
   /**
@@ -74,6 +84,15 @@ export class LogReader {
         // Checking the head and registering the wait happen in one turn, so no append slips between.
         if (notifier.closed) return;
         await notifier.wait();
+        continue;
+      }
+      const cached = this.#recent?.range(next, head);
+      if (cached) {
+        for (const event of cached) {
+          if (closed()) return;
+          yield event;
+        }
+        next = head + 1;
         continue;
       }
       const [start, end] = this.#range(next, head);
