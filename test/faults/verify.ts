@@ -169,9 +169,9 @@ const lastSeq = (events: readonly JournalEvent[]): number => events[events.lengt
 
 /**
  * Waits until `follower` has received every event of `names` up to the heads in `logs` (one city when
- * `city` is given, else the supervisor stream's logs). A stream that does not catch up within `timeoutMs`
- * is a failure of its own (marked `todo` when a known bug is the cause); `checkStream` then shows what
- * was received.
+ * `city` is given, else the supervisor stream's logs), within one `timeoutMs` for all of them. A stream
+ * that does not catch up is one failure naming the logs that lag (marked `todo` when a known bug is the
+ * cause); `checkStream` then shows what was received.
  */
 export async function catchUp(
   t: Test,
@@ -182,18 +182,24 @@ export async function catchUp(
   options: { timeoutMs?: number; todo?: string } = {},
 ): Promise<void> {
   const { timeoutMs = 15_000, todo } = options;
-  for (const name of names) {
-    const head = lastSeq(logs.get(name) ?? []);
-    const got = (received: readonly Received[]): number =>
-      city === undefined
-        ? frameSources(received).filter((source) => source === name).length
-        : lastSeq(received.map((r) => r.event));
-    await follower
-      .until((received) => got(received) >= head, timeoutMs, `${name} at seq ${head}`)
-      .catch(
-        (err: Error) => void t.fail(err.message, { lastId: follower.lastId, ...(todo ? { todo } : {}) }),
-      );
-  }
+  const lagging = (received: readonly Received[]): string[] => {
+    const counts = new Map<string, number>();
+    if (city === undefined)
+      for (const source of frameSources(received)) counts.set(source, (counts.get(source) ?? 0) + 1);
+    else counts.set(city, lastSeq(received.map((r) => r.event)));
+    return names
+      .filter((name) => (counts.get(name) ?? 0) < lastSeq(logs.get(name) ?? []))
+      .map((name) => `${name} at ${counts.get(name) ?? 0} of ${lastSeq(logs.get(name) ?? [])}`);
+  };
+  await follower
+    .until((received) => lagging(received).length === 0, timeoutMs, `${names.length} logs to catch up`)
+    .catch((err: Error) => {
+      const behind = lagging(follower.received);
+      t.fail(`${err.message}; behind: ${behind.slice(0, 8).join(', ')}${behind.length > 8 ? ', …' : ''}`, {
+        lastId: follower.lastId,
+        ...(todo ? { todo } : {}),
+      });
+    });
 }
 
 /** Accepted requests that have no terminal event yet, in any log. */
