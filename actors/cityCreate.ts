@@ -131,6 +131,8 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
     return { request_id, event_cursor };
   } catch (err) {
     if (registered) await core.registry.remove(name).catch(() => undefined);
+    // The log is closed before its file goes, so a retried create opens a new one, never this one.
+    await city?.journal.close().catch(() => undefined);
     await scaffold?.rollback().catch(() => undefined);
     if (isGcError(err)) throw err;
     const message = `creating city at ${path}: ${(err as Error).message}`;

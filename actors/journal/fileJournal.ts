@@ -219,6 +219,11 @@ export class FileJournal implements Journal {
     return this.#closing;
   }
 
+  /** True once `close()` has been called: the log takes no more appends or reads. */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
   /** Open subscriptions plus pending waits: what a closed subscriber must not leave behind (for tests). */
   liveResources(): number {
     return this.#subscriptions.size + this.#notifier.waiting;
@@ -324,14 +329,20 @@ export class FileJournalBackend implements JournalBackend {
    * Opens (creating if needed) the log at `location.file`; see {@link FileJournal.open}.
    * @throws UnavailableError (`journal_unavailable`) when the file cannot be created or read.
    */
-  open(location: LogLocation): Promise<FileJournal> {
+  async open(location: LogLocation): Promise<FileJournal> {
     const key = resolve(location.file);
-    let log = this.#logs.get(key);
-    if (!log) {
-      log = FileJournal.open(location, this.options);
-      this.#logs.set(key, log);
-      log.catch(() => this.#logs.delete(key));
+    const cached = this.#logs.get(key);
+    if (cached) {
+      const log = await cached.catch(() => undefined);
+      // A closed log (a rolled-back create, an unregistered city) is opened afresh, never handed back:
+      // its file may have been removed and recreated since.
+      if (log && !log.closed) return log;
+      const now = this.#logs.get(key);
+      if (now && now !== cached) return now;
     }
+    const log = FileJournal.open(location, this.options);
+    this.#logs.set(key, log);
+    log.catch(() => this.#logs.delete(key));
     return log;
   }
 

@@ -197,19 +197,13 @@ t.test(
 );
 
 /**
- * Known bugs (found by this test, reported; owners: supervisor actors and the file journal):
+ * Known bug (found by this test, reported; owner: supervisor actors):
  * - unregister records `city.unregister_requested` in the city log before `request.accepted` in the
  *   supervisor log; when the second append fails the client gets 503, yet the city is unregistered anyway,
  *   with no request and no terminal event;
- * - create opens the new city's log before `request.accepted`; when that append fails the scaffold is
- *   rolled back (the directory deleted) but the file backend keeps the open log cached, so a retried create
- *   of the same directory writes its events into the deleted file: they are served from memory and lost
- *   from disk (a restart finds an empty log).
  */
 const UNREGISTER_TODO =
   'known bug: an unregister refused with 503 (supervisor log append failed) still unregisters the city';
-const CREATE_TODO =
-  'known bug: after a create refused late with 503, a retried create writes into the deleted log file';
 
 t.test(
   'a journal that turns read-only refuses writes with 503 and recovers when writable again',
@@ -274,7 +268,8 @@ t.test(
     t.ok(names.includes('gamma'), 'an unregister refused with 503 leaves its city registered', {
       todo: UNREGISTER_TODO,
     });
-    t.comment(CREATE_TODO);
+    // Regression: a create refused late is rolled back with its log closed; the retry must not write into
+    // the removed file through a cached handle (its events would be served from memory and lost from disk).
     const again = await sup.call('POST', '/v0/city', { dir: join(sup.home, 'beta'), start_command: 'true' });
     t.equal(again.status, 202, 'a create refused with 503 can be retried');
     await sup.running('beta');
@@ -282,9 +277,6 @@ t.test(
     t.ok(
       onDisk.includes('city.created'),
       `the retried create's log reaches the disk (${onDisk.join(', ') || 'empty'})`,
-      {
-        todo: CREATE_TODO,
-      },
     );
   },
 );
