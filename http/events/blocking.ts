@@ -1,7 +1,7 @@
 import { ValidationError, type FieldError } from '../../actors/errors.ts';
 import type { Journal } from '../../actors/journal/journal.ts';
 import { closeQuietly } from './closeQuietly.ts';
-import { parseGoDuration } from './goDuration.ts';
+import { parseGoDuration } from '../goDuration.ts';
 
 /** Default and ceiling of a blocking query's `wait`. */
 export const DEFAULT_WAIT_MS = 30_000;

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../actors/errors.ts';
-import { parseGoDuration } from './goDuration.ts';
+import { parseGoDuration } from '../goDuration.ts';
 
 /**
  * The cutoff of a `since` filter (a Go duration ago), or undefined when the parameter is absent or blank.

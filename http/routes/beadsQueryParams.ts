@@ -2,39 +2,23 @@ import type { FastifyReply } from 'fastify';
 import { BadRequestError } from '../../actors/errors.ts';
 import type { BeadStore } from '../../actors/beads/index.ts';
 import { decodeCursor } from '../../machines/beads/paging.ts';
+import { parseGoDuration } from '../goDuration.ts';
 
 /** Default and longest wait of a blocking query (upstream: 30s, 2m). */
 export const DEFAULT_WAIT_MS = 30_000;
 export const MAX_WAIT_MS = 120_000;
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /**
- * A Go duration string (`30s`, `1m30s`, `1.5h`, `250ms`) in milliseconds, or undefined when `text` is
- * not one. Negative durations are not accepted. This is a pure function.
+ * A `wait` value as a Go duration (`30s`, `1m30s`, `1.5h`, `250ms`) in milliseconds, or undefined when
+ * `text` is not one; a signed value is not a wait. This is a pure function.
  */
-export function parseGoDuration(text: string): number | undefined {
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
-  let at = 0;
-  while (at < text.length) {
-    re.lastIndex = at;
-    const m = re.exec(text);
-    if (!m) return undefined;
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    at = re.lastIndex;
+export function parseWaitDuration(text: string): number | undefined {
+  if (text.startsWith('-') || text.startsWith('+')) return undefined;
+  try {
+    return parseGoDuration(text);
+  } catch {
+    return undefined;
   }
-  return at === 0 ? undefined : total;
 }
 
 /**
@@ -69,7 +53,7 @@ export async function blockIfAsked(
   const index = Number(query.index);
   let waitMs = DEFAULT_WAIT_MS;
   if (query.wait !== undefined && query.wait !== '') {
-    const parsed = parseGoDuration(query.wait);
+    const parsed = parseWaitDuration(query.wait);
     if (parsed === undefined)
       throw new BadRequestError(`invalid wait duration: ${JSON.stringify(query.wait)}`);
     waitMs = Math.min(parsed, MAX_WAIT_MS);

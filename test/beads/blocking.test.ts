@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseGoDuration } from '../../http/routes/beadsQueryParams.ts';
+import { parseWaitDuration } from '../../http/routes/beadsQueryParams.ts';
 import { call, cityHarness, createBead, forEachBackend } from './helpers.ts';
 
 t.test('Go durations parse as upstream writes them', async (t) => {
@@ -16,7 +16,7 @@ t.test('Go durations parse as upstream writes them', async (t) => {
     ['5 s', undefined],
     ['1d', undefined],
   ];
-  for (const [text, ms] of cases) t.equal(parseGoDuration(text), ms, JSON.stringify(text));
+  for (const [text, ms] of cases) t.equal(parseWaitDuration(text), ms, JSON.stringify(text));
 });
 
 forEachBackend(t, async (t, env) => {

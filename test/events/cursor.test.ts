@@ -8,7 +8,7 @@ import {
 } from '../../actors/cursor.ts';
 import { BadRequestError } from '../../actors/errors.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { parseGoDuration } from '../../http/events/goDuration.ts';
+import { parseGoDuration } from '../../http/goDuration.ts';
 import { decodePageToken, encodePageToken } from '../../http/events/pageToken.ts';
 import { cityResume, supervisorResume } from '../../http/events/resume.ts';
 import { heartbeatTimestamp } from '../../http/sse/writer.ts';
