@@ -127,7 +127,6 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
 
     core.cities.set(name, city);
     core.attach(city);
-    core.wake();
     return { request_id, event_cursor };
   } catch (err) {
     if (registered) await core.registry.remove(name).catch(() => undefined);
@@ -141,7 +140,9 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
       ? new UnavailableError(message, 'unavailable', { cause: err })
       : new InternalError(message, { cause: err });
   } finally {
+    // Woken only once the claim is gone: the reconciler leaves claimed paths to their handler.
     core.claims.delete(path);
+    core.wake();
   }
 }
 

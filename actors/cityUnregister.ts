@@ -1,13 +1,19 @@
 import { captureCursor } from './cursor.ts';
 import { ConflictError, InternalError, isGcError, NotFoundError, UnavailableError } from './errors.ts';
+import { CITY_UNREGISTER_FAILED } from './reconcile.ts';
 import type { AsyncAccepted } from './supervisorApi.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
 
 /**
- * `POST /v0/city/{cityName}/unregister`: records `city.unregister_requested` in the city's log first,
- * then `request.accepted` in the supervisor's, then removes the registry entry, and answers; the
- * reconciler (poked at once) stops the controller and records the terminal event before the city's log
- * leaves LiveCities. The city directory is never touched.
+ * `POST /v0/city/{cityName}/unregister`: records `request.accepted` in the supervisor's log, then
+ * `city.unregister_requested` in the city's, then removes the registry entry, and answers; the reconciler
+ * (poked at once) stops the controller and records the terminal event before the city's log leaves
+ * LiveCities. The city directory is never touched.
+ *
+ * The request is made durable first so that no failure can leave a city unregistered without a request:
+ * if the city's log then refuses `city.unregister_requested`, the city is untouched, the request gets its
+ * `request.failed` (here, or from the reconciler if the supervisor's log refuses that too) and the client
+ * gets the journal's 503.
  * @throws NotFoundError 404 (not registered), ConflictError 409 (an operation is in progress),
  *   UnavailableError 503, InternalError 500 (registry write failed; the request still completes).
  */
@@ -26,25 +32,32 @@ export async function unregisterCity(core: SupervisorCore, name: string): Promis
   core.claims.set(path, 'unregister');
   try {
     const event_cursor = await captureCursor(core.live.logs());
-    await city.send({ type: 'UNREGISTER' });
     const request_id = core.newRequestId();
     await core.log.accept({ request_id, operation: 'city.unregister', name, path });
+    try {
+      await city.send({ type: 'UNREGISTER' });
+    } catch (err) {
+      const message = `recording city.unregister_requested: ${(err as Error).message}`;
+      // Best effort: when the supervisor's log refuses this too, the reconciler fails the request later.
+      await core.log.fail(request_id, CITY_UNREGISTER_FAILED, message).catch(() => undefined);
+      throw err;
+    }
     try {
       await core.registry.remove(name);
     } catch (err) {
       // The request is durable: the reconciler retries the removal and still records its terminal event.
-      core.wake();
       throw new InternalError(`removing ${name} from the registry: ${(err as Error).message}`, {
         cause: err,
       });
     }
-    core.wake();
     return { request_id, event_cursor };
   } catch (err) {
     throw isGcError(err)
       ? err
       : new InternalError(`unregistering ${name}: ${(err as Error).message}`, { cause: err });
   } finally {
+    // Woken only once the claim is gone: the reconciler leaves claimed paths to their handler.
     core.claims.delete(path);
+    core.wake();
   }
 }

@@ -12,7 +12,8 @@ export const CITY_UNREGISTER_FAILED = 'city_unregister_failed';
 
 /**
  * One reconcile pass. First it records the terminal event of every pending request whose outcome is now
- * known (a create once its city runs or failed; an unregister once the controller stopped); then it starts
+ * known (a create once its city runs or failed; an unregister once the controller stopped, or at once
+ * when its city never recorded it); then it starts
  * the slow work cities are waiting for (start, stop, unregister), each city at most one job at a time; last
  * it detaches unregistered cities whose request is terminated, so a terminal event is always written
  * before the city's log leaves LiveCities.
@@ -20,6 +21,8 @@ export const CITY_UNREGISTER_FAILED = 'city_unregister_failed';
  */
 export async function reconcilePass(core: SupervisorCore): Promise<void> {
   for (const req of core.log.pending()) {
+    // Its HTTP handler is still between `request.accepted` and the city's own event: not ours yet.
+    if (core.claims.has(req.path)) continue;
     const city = core.cities.get(req.name);
     const same = city !== undefined && city.path === req.path;
     if (req.operation === 'city.create') {
@@ -41,6 +44,14 @@ export async function reconcilePass(core: SupervisorCore): Promise<void> {
       const error = city.snapshot.context.error;
       if (error) await core.log.fail(req.request_id, CITY_UNREGISTER_FAILED, error);
       else await core.log.succeed(req.request_id);
+    } else if (city.state !== 'unregistering') {
+      // Accepted, but the city's log never took `city.unregister_requested` (refused, or the process died
+      // in between): the city was never touched, so the request failed.
+      await core.log.fail(
+        req.request_id,
+        CITY_UNREGISTER_FAILED,
+        `city ${req.name}: city.unregister_requested was never recorded in the city's log`,
+      );
     }
   }
 

@@ -23,7 +23,7 @@ export interface SupervisorCore {
   /** Every city with an actor: registered ones and ones still being unregistered, by name. */
   readonly cities: Map<string, CityActor>;
   readonly live: LiveCities;
-  /** City paths held by an operation that is not durable yet. */
+  /** City paths held by an operation whose HTTP handler has not answered yet (the reconciler leaves them be). */
   readonly claims: Map<string, Claim>;
   /** Slow work in progress per city name (start, stop, unregister). */
   readonly jobs: Map<string, Promise<void>>;

@@ -196,15 +196,6 @@ t.test(
   },
 );
 
-/**
- * Known bug (found by this test, reported; owner: supervisor actors):
- * - unregister records `city.unregister_requested` in the city log before `request.accepted` in the
- *   supervisor log; when the second append fails the client gets 503, yet the city is unregistered anyway,
- *   with no request and no terminal event;
- */
-const UNREGISTER_TODO =
-  'known bug: an unregister refused with 503 (supervisor log append failed) still unregisters the city';
-
 t.test(
   'a journal that turns read-only refuses writes with 503 and recovers when writable again',
   async (t) => {
@@ -259,15 +250,13 @@ t.test(
     );
     checkLog(t, cityLog, [...outcomes, ...during, ...after], 'after recovery');
 
-    // Known bugs: their checks are todo assertions (they run, and fail as todo until fixed).
-    t.comment(UNREGISTER_TODO);
+    // Regression: the unregister used to record its city event before its request, so a 503 from the
+    // supervisor's log still unregistered the city.
     await sup.supervisor.settled();
     const names = ((await sup.call('GET', '/v0/cities')).body.items as Array<{ name: string }>).map(
       (c) => c.name,
     );
-    t.ok(names.includes('gamma'), 'an unregister refused with 503 leaves its city registered', {
-      todo: UNREGISTER_TODO,
-    });
+    t.ok(names.includes('gamma'), 'an unregister refused with 503 leaves its city registered');
     // Regression: a create refused late is rolled back with its log closed; the retry must not write into
     // the removed file through a cached handle (its events would be served from memory and lost from disk).
     const again = await sup.call('POST', '/v0/city', { dir: join(sup.home, 'beta'), start_command: 'true' });
