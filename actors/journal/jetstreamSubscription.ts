@@ -18,10 +18,15 @@ export interface SubscriptionContext {
 
 /**
  * A journal subscription backed by a JetStream ordered consumer that starts at `afterSeq + 1`
- * (deliver by start sequence). The ordered consumer recreates itself from the last delivered stream
- * sequence when the broker restarts or the consumer vanishes, so iteration continues without gaps;
- * events at or below the last one yielded are dropped, which rules out duplicates and also covers
- * the server clamping a start beyond the head back to `head + 1`.
+ * (deliver by start sequence). Events at or below the last one yielded are dropped, which rules out
+ * duplicates and also covers the server clamping a start beyond the head back to `head + 1`.
+ *
+ * When the broker restarts, its ephemeral consumers are gone and nats.js recreates the ordered consumer
+ * by itself, but keeps the pull accounting of the old one: with a batch outstanding when the connection
+ * dropped, the new consumer is asked for only the few messages left over and then waits for the
+ * heartbeat monitor, a stall of tens of seconds or more. So a recreated consumer is replaced at once by
+ * a fresh `consume()` from the last seq yielded, which starts with clean accounting; nothing is lost or
+ * repeated because the cursor is ours.
  *
  * Effects: creates the consumer at once (so it is ready when events flow); `close()`, or iteration
  * ending any other way (`break`, an error), stops it and deletes it on the server. Iteration throws
@@ -30,10 +35,12 @@ export interface SubscriptionContext {
 export class JetStreamSubscription implements Subscription {
   #closed = false;
   #last: number;
-  readonly #ready: Promise<{ consumer: Consumer; messages: ConsumerMessages } | undefined>;
+  /** The consumer being read; replaced when the broker recreated it. */
+  #live: Promise<Live | undefined>;
   readonly #iterator: AsyncGenerator<JournalEvent>;
   #closing: Promise<void> | undefined;
   #releasing: Promise<void> | undefined;
+  #restarts = 0;
 
   constructor(
     private readonly ctx: SubscriptionContext,
@@ -41,13 +48,18 @@ export class JetStreamSubscription implements Subscription {
     private readonly onClose: (sub: JetStreamSubscription) => void,
   ) {
     this.#last = afterSeq;
-    this.#ready = this.#start(afterSeq);
+    this.#live = this.#start(afterSeq);
     // A subscriber that never iterates must not turn a failed start into an unhandled rejection.
-    this.#ready.catch(() => {});
+    this.#live.catch(() => {});
     this.#iterator = this.#iterate();
   }
 
-  async #start(afterSeq: number): Promise<{ consumer: Consumer; messages: ConsumerMessages } | undefined> {
+  /** How many times the consumer was replaced after the broker recreated it (for tests and metrics). */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  async #start(afterSeq: number): Promise<Live | undefined> {
     let consumer: Consumer;
     let messages: ConsumerMessages;
     try {
@@ -61,17 +73,25 @@ export class JetStreamSubscription implements Subscription {
       await release(consumer, messages);
       return undefined;
     }
-    return { consumer, messages };
+    const live: Live = { consumer, messages, recreated: false };
+    void watchRecreated(live);
+    return live;
   }
 
   async *#iterate(): AsyncGenerator<JournalEvent> {
     try {
-      const live = await this.#ready;
-      if (!live) return;
-      for await (const m of live.messages) {
-        if (m.seq <= this.#last) continue;
-        this.#last = m.seq;
-        yield decodeEvent(m.seq, m.string());
+      for (;;) {
+        const live = await this.#live;
+        if (!live) return;
+        for await (const m of live.messages) {
+          if (m.seq <= this.#last) continue;
+          this.#last = m.seq;
+          yield decodeEvent(m.seq, m.string());
+        }
+        if (this.#closed || !live.recreated) return;
+        this.#restarts++;
+        await release(live.consumer, live.messages);
+        this.#live = this.#start(this.#last);
       }
     } catch (err) {
       if (this.#closed) return;
@@ -111,10 +131,32 @@ export class JetStreamSubscription implements Subscription {
     this.#releasing ??= (async () => {
       this.#closed = true;
       this.onClose(this);
-      const live = await this.#ready.catch(() => undefined);
+      const live = await this.#live.catch(() => undefined);
       if (live) await release(live.consumer, live.messages);
     })();
     return this.#releasing;
+  }
+}
+
+interface Live {
+  consumer: Consumer;
+  messages: ConsumerMessages;
+  /** Set when nats.js recreated the consumer: its queue is then stopped so the subscription starts anew. */
+  recreated: boolean;
+}
+
+/** Stops `live`'s queue (ending its iteration) as soon as nats.js reports the consumer recreated. */
+async function watchRecreated(live: Live): Promise<void> {
+  try {
+    for await (const status of live.messages.status()) {
+      if (status.type === 'ordered_consumer_recreated') {
+        live.recreated = true;
+        live.messages.stop();
+        return;
+      }
+    }
+  } catch {
+    // The status feed ends with the queue; nothing to watch any more.
   }
 }
 

@@ -170,8 +170,8 @@ const lastSeq = (events: readonly JournalEvent[]): number => events[events.lengt
 /**
  * Waits until `follower` has received every event of `names` up to the heads in `logs` (one city when
  * `city` is given, else the supervisor stream's logs), within one `timeoutMs` for all of them. A stream
- * that does not catch up is one failure naming the logs that lag (marked `todo` when a known bug is the
- * cause); `checkStream` then shows what was received.
+ * that does not catch up is one failure naming the logs that lag; `checkStream` then shows what was
+ * received.
  */
 export async function catchUp(
   t: Test,
@@ -179,9 +179,9 @@ export async function catchUp(
   logs: Logs,
   names: readonly string[],
   city?: string,
-  options: { timeoutMs?: number; todo?: string } = {},
+  options: { timeoutMs?: number } = {},
 ): Promise<void> {
-  const { timeoutMs = 15_000, todo } = options;
+  const { timeoutMs = 15_000 } = options;
   const lagging = (received: readonly Received[]): string[] => {
     const counts = new Map<string, number>();
     if (city === undefined)
@@ -197,7 +197,6 @@ export async function catchUp(
       const behind = lagging(follower.received);
       t.fail(`${err.message}; behind: ${behind.slice(0, 8).join(', ')}${behind.length > 8 ? ', …' : ''}`, {
         lastId: follower.lastId,
-        ...(todo ? { todo } : {}),
       });
     });
 }
