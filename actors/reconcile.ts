@@ -16,7 +16,7 @@ export const CITY_UNREGISTER_FAILED = 'city_unregister_failed';
  * when its city never recorded it); then it starts
  * the slow work cities are waiting for (start, stop, unregister), each city at most one job at a time; last
  * it detaches unregistered cities whose request is terminated, so a terminal event is always written
- * before the city's log leaves LiveCities.
+ * before the city's log leaves LiveCities, and closes their logs.
  * Effects: appends to the supervisor's log; starts jobs that append to city logs, start and stop services.
  */
 export async function reconcilePass(core: SupervisorCore): Promise<void> {
@@ -72,6 +72,8 @@ export async function reconcilePass(core: SupervisorCore): Promise<void> {
         if (!pendingNames.has(city.name)) {
           core.cities.delete(city.name);
           core.live.remove(city.name);
+          // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes.
+          await city.journal.close().catch(() => undefined);
         }
         break;
       default:

@@ -466,6 +466,11 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
         payload: { request_id: res.body.request_id, name: 'theta', path: dir },
       });
       await eventually(() => sup.live.get('theta') === undefined);
+      await t.rejects(
+        cityLog.append({ type: 'late.write', actor: 'test', payload: {} }),
+        { code: 'journal_unavailable' },
+        'the detached city log is closed: no handle is left open',
+      );
       await eventually(() => terminalAtDetach !== undefined);
       t.equal(terminalAtDetach, 1, 'the terminal event was recorded before the city left LiveCities');
       await sup.settled();
