@@ -11,6 +11,11 @@ export interface SupervisorConfig {
   port: number;
   /** Set: the JetStream journal at this URL. Unset: the file journal. */
   natsUrl: string | undefined;
+  /**
+   * Namespace of the JetStream streams (`<PREFIX>_…`) and subjects (`<prefix>.ev.…`): supervisors on
+   * different hosts sharing one JetStream need different prefixes when their city paths can coincide.
+   */
+  natsPrefix: string;
   heartbeatMs: number;
   tickMs: number;
   /** Allow mutations even when bound to a non-loopback address. */
@@ -37,6 +42,7 @@ interface TomlSupervisor {
   bind?: unknown;
   port?: unknown;
   nats_url?: unknown;
+  nats_prefix?: unknown;
   heartbeat?: unknown;
   tick?: unknown;
   patrol_interval?: unknown;
@@ -58,7 +64,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 
 /**
  * Loads the configuration. Reads `$GC_HOME/supervisor.toml` (keys `[supervisor] bind, port, nats_url,
- * heartbeat, tick` (or upstream's `patrol_interval`), `allow_mutations`); throws on an invalid value.
+ * nats_prefix, heartbeat, tick` (or upstream's `patrol_interval`), `allow_mutations`); throws on an
+ * invalid value.
  */
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -68,6 +75,13 @@ export function loadConfig(
   const file = readToml(home);
   const port = flags.port ?? Number(str(env.GC_PORT) ?? file.port ?? 8372);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port ${String(port)}`);
+  const natsPrefix = flags.natsPrefix ?? str(env.GC_NATS_PREFIX) ?? str(file.nats_prefix) ?? 'gc';
+  // Checked here, not at the first open: a bad prefix must stop start-up with the reason, not a 503 later.
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(natsPrefix)) {
+    throw new Error(
+      `invalid nats prefix ${JSON.stringify(natsPrefix)} (1 to 32 letters, digits, "_" or "-")`,
+    );
+  }
   const duration = (v: unknown, fallback: string): number =>
     parseDuration(typeof v === 'number' ? `${v}ms` : (str(v) ?? fallback));
   return {
@@ -75,6 +89,7 @@ export function loadConfig(
     bind: flags.bind ?? str(env.GC_BIND) ?? str(file.bind) ?? '127.0.0.1',
     port,
     natsUrl: flags.natsUrl ?? str(env.GC_NATS_URL) ?? str(file.nats_url),
+    natsPrefix,
     heartbeatMs: flags.heartbeatMs ?? duration(env.GC_HEARTBEAT ?? file.heartbeat, '15s'),
     tickMs: flags.tickMs ?? duration(env.GC_TICK ?? file.tick ?? file.patrol_interval, '2s'),
     allowMutations: flags.allowMutations ?? (env.GC_ALLOW_MUTATIONS === '1' || file.allow_mutations === true),

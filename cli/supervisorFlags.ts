@@ -15,6 +15,9 @@ export const supervisorConfigFlags = {
   'nats-url': Flags.string({
     description: 'use the JetStream journal at this URL [env: GC_NATS_URL] (default: file journal)',
   }),
+  'nats-prefix': Flags.string({
+    description: 'namespace of the JetStream streams and subjects [env: GC_NATS_PREFIX] (default: gc)',
+  }),
   tick: Flags.string({ description: 'reconciler interval, e.g. 2s [env: GC_TICK]' }),
   heartbeat: Flags.string({ description: 'SSE heartbeat interval, e.g. 15s [env: GC_HEARTBEAT]' }),
 };
@@ -25,6 +28,7 @@ export interface SupervisorConfigFlags {
   bind?: string | undefined;
   port?: number | undefined;
   'nats-url'?: string | undefined;
+  'nats-prefix'?: string | undefined;
   tick?: string | undefined;
   heartbeat?: string | undefined;
 }
@@ -32,7 +36,7 @@ export interface SupervisorConfigFlags {
 /** The flags again as command-line arguments (for `start` to hand to `run`). Pure. */
 export function configArgs(flags: SupervisorConfigFlags): string[] {
   const out: string[] = [];
-  for (const key of ['home', 'bind', 'port', 'nats-url', 'tick', 'heartbeat'] as const) {
+  for (const key of ['home', 'bind', 'port', 'nats-url', 'nats-prefix', 'tick', 'heartbeat'] as const) {
     const v = flags[key];
     if (v !== undefined) out.push(`--${key}`, String(v));
   }
