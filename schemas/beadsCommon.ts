@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { blockingQueryParameters } from './blockingQuery.ts';
 
 /**
  * Small schema builders shared by the beads, mail and convoys families, written so the emitted JSON
@@ -43,19 +44,7 @@ export const IdempotentMutationHeaders = Type.Object({
 });
 
 /** Blocking-query parameters (`index`, `wait`) of the list operations. */
-export const blockingQueryProperties = {
-  index: Type.Optional(
-    Type.String({
-      description: 'Event sequence number; when provided, blocks until a newer event arrives.',
-    }),
-  ),
-  wait: Type.Optional(
-    Type.String({
-      description:
-        'How long to block waiting for changes (Go duration string, e.g. 30s). Default 30s, max 2m.',
-    }),
-  ),
-};
+export const blockingQueryProperties = blockingQueryParameters('2m');
 
 /** Cursor paging parameters (`cursor`, `limit`) of the list operations. */
 export const pagingQueryProperties = {

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { blockingQueryParameters } from './blockingQuery.ts';
 
 /** Path parameter of every per-city route (upstream: minLength 1, at least one non-space). */
 export const CityNameParams = Type.Object({
@@ -140,12 +141,7 @@ export const StatusBody = Type.Object(
 
 /** Query of GET …/status: upstream's blocking-query parameters. */
 export const StatusQuery = Type.Object({
-  index: Type.Optional(
-    Type.String({ description: 'Event sequence number; when provided, blocks until a newer event arrives.' }),
-  ),
-  wait: Type.Optional(
-    Type.String({ description: 'How long to block waiting for changes (e.g. 30s). Default 30s, max 2m.' }),
-  ),
+  ...blockingQueryParameters('2m'),
   lite: Type.Optional(
     Type.Boolean({ description: 'Accepted for compatibility; every block is cheap here.' }),
   ),

@@ -13,8 +13,9 @@ import {
   ListBodyBeadSchema,
 } from '../../schemas/beads.ts';
 import { blockingQueryProperties, CityNameParam, indexedResponse } from '../../schemas/beadsCommon.ts';
+import { MAX_WAIT_MS, parseBlockingQuery, waitForStore } from '../blockingQuery.ts';
 import type { AppDeps } from '../deps.ts';
-import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
+import { cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
 const tags = ['beads'];
@@ -40,7 +41,8 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
       const store = beadStoreFor(deps, request.params.cityName);
       const { cursor, limit, index, wait, ...filter } = request.query;
       const before = cursorPosition(cursor);
-      await blockIfAsked(store, { index, wait }, reply);
+      const blocking = parseBlockingQuery({ index, wait }, MAX_WAIT_MS);
+      if (blocking) await waitForStore(reply, store, blocking);
       const page = listBeads(store.model, filter, pageSize(limit), before);
       setIndexHeaders(reply, store);
       return {
@@ -65,7 +67,8 @@ export function beadQueryRoutes(scope: FastifyInstance, deps: AppDeps): void {
     },
     async (request, reply) => {
       const store = beadStoreFor(deps, request.params.cityName);
-      await blockIfAsked(store, request.query, reply);
+      const blocking = parseBlockingQuery(request.query, MAX_WAIT_MS);
+      if (blocking) await waitForStore(reply, store, blocking);
       const items = readyBeads(store.model, store.now());
       setIndexHeaders(reply, store);
       return { items, total: items.length };

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
+import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
 import type { EventEmitRequest } from '../../schemas/eventBodies.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
+import { EVENT_LIST_MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
-import { blockingQuery, waitForHead } from '../events/blocking.ts';
 import { listCityEvents } from '../events/cityList.ts';
 import { cityResume } from '../events/resume.ts';
 import { openEventStream } from '../sse/open.ts';
@@ -18,12 +19,7 @@ const CityParams = Type.Object({
 });
 
 const ListQuery = Type.Object({
-  index: Type.Optional(
-    Type.String({ description: 'Block until the log head passes this seq (the last X-GC-Index).' }),
-  ),
-  wait: Type.Optional(
-    Type.String({ description: 'How long to block (Go duration; default 30s, at most 5m).' }),
-  ),
+  ...blockingQueryParameters('5m'),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
   limit: Type.Optional(
     Type.Integer({ minimum: 0, description: 'Page size; 0 = default (100), at most 1000.' }),
@@ -74,17 +70,8 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (request, reply) => {
       const { journal } = runningCity(deps, request.params.cityName);
       const { index, wait, ...query } = request.query;
-      const blocking = blockingQuery(index, wait);
-      if (blocking) {
-        const left = new AbortController();
-        const onClose = (): void => left.abort();
-        reply.raw.once('close', onClose);
-        try {
-          await waitForHead(journal, blocking.index, blocking.waitMs, left.signal);
-        } finally {
-          reply.raw.off('close', onClose);
-        }
-      }
+      const blocking = parseBlockingQuery({ index, wait }, EVENT_LIST_MAX_WAIT_MS);
+      if (blocking) await waitForJournal(reply, journal, blocking);
       const { body, head } = await listCityEvents(journal, query);
       return reply.header('X-GC-Index', String(head)).send(body);
     },

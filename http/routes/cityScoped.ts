@@ -16,9 +16,9 @@ import {
   ReadinessQuery,
   ReadinessResponse,
 } from '../../schemas/readiness.ts';
+import { MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
-import { blockingWait, parseBlockingQuery } from './blockingQuery.ts';
 
 const NOT_RUNNING =
   'Answers 404 `not_found: city not found or not running: <cityName>` while the city is not running.';
@@ -113,8 +113,8 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
     async (request, reply) => {
       const { cityName } = request.params;
       const city = runningCity(deps, cityName);
-      const query = parseBlockingQuery(request.query);
-      if (query) await blockingWait(city.journal, query, request.raw);
+      const blocking = parseBlockingQuery(request.query, MAX_WAIT_MS);
+      if (blocking) await waitForJournal(reply, city.journal, blocking);
       const view = detail(cityName);
       reply.header('X-GC-Index', String(await city.journal.head()));
       return {

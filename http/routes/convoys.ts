@@ -20,8 +20,9 @@ import {
   ConvoyListQuerySchema,
 } from '../../schemas/convoys.ts';
 import type { BeadStore } from '../../actors/beads/index.ts';
+import { MAX_WAIT_MS, parseBlockingQuery, waitForStore } from '../blockingQuery.ts';
 import type { AppDeps } from '../deps.ts';
-import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
+import { cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
 const tags = ['convoys'];
@@ -61,7 +62,8 @@ export function convoyRoutes(scope: FastifyInstance, deps: AppDeps): void {
       const store = beadStoreFor(deps, request.params.cityName);
       const { cursor, limit, index, wait } = request.query;
       const before = cursorPosition(cursor);
-      await blockIfAsked(store, { index, wait }, reply);
+      const blocking = parseBlockingQuery({ index, wait }, MAX_WAIT_MS);
+      if (blocking) await waitForStore(reply, store, blocking);
       const page = listConvoys(store.model, pageSize(limit), before);
       setIndexHeaders(reply, store);
       return {

@@ -23,8 +23,9 @@ import {
   MailSendBodySchema,
   MessageSchema,
 } from '../../schemas/mail.ts';
+import { MAX_WAIT_MS, parseBlockingQuery, waitForStore } from '../blockingQuery.ts';
 import type { AppDeps } from '../deps.ts';
-import { blockIfAsked, cursorPosition } from './beadsQueryParams.ts';
+import { cursorPosition } from './beadsQueryParams.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
 
 const tags = ['mail'];
@@ -63,7 +64,8 @@ export function mailRoutes(scope: FastifyInstance, deps: AppDeps): void {
         throw new BadRequestError(`unsupported status filter: ${status}; supported: unread, all`);
       }
       const before = cursorPosition(cursor);
-      await blockIfAsked(store, { index, wait }, reply);
+      const blocking = parseBlockingQuery({ index, wait }, MAX_WAIT_MS);
+      if (blocking) await waitForStore(reply, store, blocking);
       const page = listMail(store.model, { agent, rig, status }, pageSize(limit), before);
       setIndexHeaders(reply, store);
       return {

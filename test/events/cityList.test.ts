@@ -150,15 +150,29 @@ t.test('a bad index or wait is a 422 with errors[] naming each parameter', async
   const res = await app.inject({ url: '/v0/city/alpha/events?index=-3&wait=soon' });
   t.equal(res.statusCode, 422);
   t.same(res.json().errors, [
+    { location: 'query.index', message: 'index must be a non-negative integer', value: '-3' },
     {
       location: 'query.wait',
       message: 'wait must be a positive Go duration string (e.g. 30s)',
       value: 'soon',
     },
-    { location: 'query.index', message: 'index must be a non-negative integer', value: '-3' },
   ]);
-  const zero = await app.inject({ url: '/v0/city/alpha/events?index=1&wait=0s' });
-  t.equal(zero.statusCode, 422);
+  for (const wait of ['5', '5d', '-1s', 'abc', '0s']) {
+    const bad = await app.inject({ url: `/v0/city/alpha/events?index=1&wait=${wait}` });
+    t.equal(bad.statusCode, 422, wait);
+    t.same(
+      bad.json().errors.map((e: { location: string }) => e.location),
+      ['query.wait'],
+    );
+  }
+});
+
+t.test('a blank index is no blocking query, as Go reads it', async (t) => {
+  const { app, journal } = await appWith(t);
+  await fill(journal, 1);
+  const res = await app.inject({ url: '/v0/city/alpha/events?index=&wait=' });
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers['x-gc-index'], '1');
 });
 
 t.test('event routes of a city that is not running are 404', async (t) => {

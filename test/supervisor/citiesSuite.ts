@@ -390,7 +390,7 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
     await s.call('PATCH', '/v0/city/eta', { suspended: false });
     const woke = await blocked;
     t.equal(woke.headers.get('x-gc-index'), '4');
-    t.equal((await s.call('GET', '/v0/city/eta/status?index=x')).status, 400);
+    t.equal((await s.call('GET', '/v0/city/eta/status?index=x')).status, 422);
 
     const readiness = await s.call('GET', '/v0/city/eta/readiness?items=github_cli');
     t.same([readiness.status, Object.keys(readiness.body.items)], [200, ['github_cli']]);
