@@ -11,6 +11,9 @@ import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
 import { openapiRoutes } from './routes/openapi.ts';
+import { withProblemResponses } from './openapiProblems.ts';
+import { registerSchemas } from '../schemas/eventSchemas.ts';
+import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
 import { buildValidator } from './strictBody.ts';
 
 export type App = FastifyInstance;
@@ -74,8 +77,12 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
     convertConstToEnum: false,
+    transformObject: (documents) =>
+      'openapiObject' in documents ? withProblemResponses(documents.openapiObject) : documents.swaggerObject,
   });
 
+  // Shared so the document's `default` responses can point at them (see withProblemResponses).
+  registerSchemas(app, [ErrorDetail, ErrorModel]);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(

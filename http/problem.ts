@@ -1,15 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { GcError, type FieldError } from '../actors/errors.ts';
+import type { ErrorModel } from '../schemas/problem.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
-/** The RFC 9457 body every error answers with (upstream's ErrorModel). */
-export interface Problem {
-  title: string;
-  status: number;
-  detail: string;
-  errors?: FieldError[];
-}
+/** The RFC 9457 body every error answers with: the ErrorModel schema, its `errors[]` typed as FieldErrors. */
+export type Problem = Omit<ErrorModel, 'errors'> & { errors?: FieldError[] };
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',

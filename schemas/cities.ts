@@ -1,3 +1,4 @@
+import { named } from './named.ts';
 import { Type, type Static } from 'typebox';
 import { blockingQueryParameters } from './blockingQuery.ts';
 
@@ -47,18 +48,20 @@ export const CityCreateRequest = Type.Object(
 export type CityCreateRequest = Static<typeof CityCreateRequest>;
 
 /** Upstream AsyncAcceptedResponse (supervisor scope: no `status`). */
-export const AsyncAcceptedResponse = Type.Object(
-  {
-    request_id: Type.String({
-      description:
-        'Correlation ID. Watch /v0/events/stream for request.result.city.create, request.result.city.unregister, or request.failed with this request_id.',
-    }),
-    event_cursor: Type.String({
-      description:
-        'Supervisor event-stream cursor captured before the async request was accepted. Pass it as after_cursor to /v0/events/stream to receive the request result without replaying unrelated backlog. 0 when every event log was empty.',
-    }),
-  },
-  { additionalProperties: false, title: 'AsyncAcceptedResponse' },
+export const AsyncAcceptedResponse = named(
+  Type.Object(
+    {
+      request_id: Type.String({
+        description:
+          'Correlation ID. Watch /v0/events/stream for request.result.city.create, request.result.city.unregister, or request.failed with this request_id.',
+      }),
+      event_cursor: Type.String({
+        description:
+          'Supervisor event-stream cursor captured before the async request was accepted. Pass it as after_cursor to /v0/events/stream to receive the request result without replaying unrelated backlog. 0 when every event log was empty.',
+      }),
+    },
+    { $id: 'AsyncAcceptedResponse', additionalProperties: false, title: 'AsyncAcceptedResponse' },
+  ),
 );
 
 /** Upstream CityInfo. */

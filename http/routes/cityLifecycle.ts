@@ -8,6 +8,8 @@ import {
   MutationHeaders,
 } from '../../schemas/cities.ts';
 import type { AppDeps } from '../deps.ts';
+import { registerSchemas } from '../../schemas/eventSchemas.ts';
+import { Type } from 'typebox';
 
 interface AjvError {
   keyword: string;
@@ -17,6 +19,7 @@ interface AjvError {
 /** `POST /v0/city` and `POST /v0/city/{cityName}/unregister`: the async city operations (202). */
 export function cityLifecycleRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  registerSchemas(fastify, [AsyncAcceptedResponse]);
 
   app.post(
     '/v0/city',
@@ -31,7 +34,7 @@ export function cityLifecycleRoutes(fastify: FastifyInstance, deps: AppDeps): vo
         tags: ['cities'],
         headers: MutationHeaders,
         body: CityCreateRequest,
-        response: { 202: AsyncAcceptedResponse },
+        response: { 202: { description: 'Accepted.', ...Type.Ref('AsyncAcceptedResponse') } },
       },
     },
     async (request, reply) => {
@@ -59,7 +62,7 @@ export function cityLifecycleRoutes(fastify: FastifyInstance, deps: AppDeps): vo
         tags: ['cities'],
         headers: MutationHeaders,
         params: CityNameParams,
-        response: { 202: AsyncAcceptedResponse },
+        response: { 202: { description: 'Accepted.', ...Type.Ref('AsyncAcceptedResponse') } },
       },
     },
     async (request, reply) => {

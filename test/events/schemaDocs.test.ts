@@ -216,3 +216,57 @@ function servedRoutes(tree: string): Array<{ method: string; path: string }> {
   }
   return out;
 }
+
+t.test(
+  'every operation documents its errors as ErrorModel, and errors as served validate against it',
+  async (t) => {
+    const { srv, v, openapi } = await served(t);
+    const problemRef = { $ref: '#/components/schemas/ErrorModel' };
+    let operations = 0;
+    type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> };
+    for (const [path, item] of Object.entries(openapi.paths)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { responses: Record<string, Response> }>,
+      )) {
+        operations++;
+        const fallback = op.responses.default;
+        if (!t.same(fallback?.content?.['application/problem+json']?.schema, problemRef, `${method} ${path}`))
+          continue;
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (!response.headers?.['X-GC-Request-Id'])
+            t.fail(`${method} ${path} ${status} documents no X-GC-Request-Id header`);
+        }
+      }
+    }
+    t.ok(operations > 30, `${operations} operations checked`);
+
+    const errors: Array<[string, RequestInit & { path: string }, number]> = [
+      ['unknown city', { path: '/v0/city/nobody/events' }, 404],
+      ['unknown route', { path: '/v0/nothing-here' }, 404],
+      ['bad since', { path: '/v0/city/alpha/events?since=nope' }, 400],
+      ['bad blocking query', { path: '/v0/city/alpha/events?index=x&wait=5d' }, 422],
+      ['no X-GC-Request', { path: '/v0/city/alpha/events', method: 'POST', body: '{}' }, 403],
+      [
+        'bad body',
+        {
+          path: '/v0/city/alpha/events',
+          method: 'POST',
+          body: JSON.stringify({ type: 1, extra: true }),
+          headers: { 'content-type': 'application/json', 'x-gc-request': '1' },
+        },
+        422,
+      ],
+    ];
+    for (const [what, { path, ...init }, status] of errors) {
+      const res = await fetch(`${srv.base}${path}`, init);
+      const body = await res.json();
+      t.equal(res.status, status, `${what}: ${status}`);
+      t.match(res.headers.get('content-type'), /^application\/problem\+json/, `${what}: problem+json`);
+      t.same(
+        v.component('ErrorModel', body),
+        [],
+        `${what}: the body is an ErrorModel (${JSON.stringify(body)})`,
+      );
+    }
+  },
+);

@@ -1,0 +1,43 @@
+import { Type, type Static } from 'typebox';
+import { named } from './named.ts';
+
+/** Upstream ErrorDetail: one bad value of a request. */
+export const ErrorDetail = named(
+  Type.Object(
+    {
+      location: Type.String({
+        description: "Where the error occurred, e.g. 'body.dir', 'query.index' or 'path.cityName'.",
+      }),
+      message: Type.String({ description: 'Error message text.' }),
+      value: Type.Optional(Type.Unknown({ description: 'The value at the given location.' })),
+    },
+    { $id: 'ErrorDetail', title: 'ErrorDetail', additionalProperties: false },
+  ),
+);
+
+/**
+ * Upstream ErrorModel: the RFC 9457 Problem Details body of every error (`application/problem+json`).
+ * `detail` starts with a stable code clients match on (`not_found: …`, `conflict: …`, `csrf: …`).
+ */
+export const ErrorModel = named(
+  Type.Object(
+    {
+      title: Type.String({
+        description: 'A short, human-readable summary of the problem type (the HTTP reason phrase).',
+        examples: ['Bad Request'],
+      }),
+      status: Type.Integer({ description: 'HTTP status code.', examples: [400] }),
+      detail: Type.String({
+        description: 'A human-readable explanation specific to this occurrence of the problem.',
+        examples: ['not_found: city not registered with supervisor: alpha'],
+      }),
+      errors: Type.Optional(
+        Type.Array(Type.Ref('ErrorDetail'), {
+          description: 'The individual bad values, when the request failed validation.',
+        }),
+      ),
+    },
+    { $id: 'ErrorModel', title: 'ErrorModel', additionalProperties: false },
+  ),
+);
+export type ErrorModel = Static<typeof ErrorModel>;
