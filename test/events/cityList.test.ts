@@ -124,7 +124,8 @@ t.test('a blocking query waits for the next append, without polling, then answer
   t.equal(journal.open, 1, 'waiting on a journal subscription');
   await journal.append({ type: 'x', actor: 'y' });
   const res = await pending;
-  t.ok(Date.now() - started < 2000, 'woke on the append');
+  // Bounded by the 10 s wait, not a speed target: anything short of it proves the append woke it.
+  t.ok(Date.now() - started < 9000, 'woke on the append, long before its 10 s wait');
   t.equal(res.headers['x-gc-index'], '3');
   t.equal(res.json().items[0].seq, 3);
   t.equal(journal.open, 0, 'subscription released');
