@@ -8,13 +8,14 @@
  * 2. list latency: `GET /v0/city/{c}/beads` one request at a time in a city of 100k beads, for
  *    filtered pages; the floor is a bare Fastify GET answering a pre-serialised page of the same size.
  * 3. start-up: open the file journal of a city holding 1M bead events and fold it into a store; the
- *    floor is one pass that only reads and JSON-parses every line.
+ *    floor is one pass that only reads and JSON-parses every line. The open alone (the journal's scan of
+ *    its log) has its own figure, its floor one pass that only reads the file.
  *
  * Sizes: BENCH_QUICK=1 (a run under ~30 s) or BENCH_BEADS_CREATES, BENCH_BEADS_LIST, BENCH_BEADS_FOLD,
  * BENCH_BEADS_WINDOW. Effects: temp dirs, a nats-server child process, loopback sockets.
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -206,6 +207,25 @@ async function parseOnly(file: string): Promise<number> {
   return performance.now() - started;
 }
 
+/** Milliseconds to read every byte of `file` in 1 MiB reads: what any open-time scan must at least pay. */
+async function readOnly(file: string): Promise<number> {
+  const started = performance.now();
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let position = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+    }
+    if (position === 0) throw new Error('empty log');
+  } finally {
+    await handle.close();
+  }
+  return performance.now() - started;
+}
+
 function fig(name: string, value: number, unit: string, floor?: [number, string], target?: string): object {
   return {
     name,
@@ -336,6 +356,7 @@ async function main(): Promise<void> {
     const foldFile = join(dir, 'fold', '.gc', 'events.jsonl');
     await writeLog(foldFile, sizes.fold_events, Math.ceil(sizes.fold_events / 5));
     const parseMs = await parseOnly(foldFile);
+    const readMs = await readOnly(foldFile);
     // Cold: no snapshot yet, the whole log is folded (and a snapshot written at stop). Warm: a second start
     // (the journal opened afresh) restores that snapshot and folds what follows it (nothing here).
     const snapshotFile = join(dir, 'fold', '.gc', 'beads.snapshot.jsonl');
@@ -373,6 +394,7 @@ async function main(): Promise<void> {
       cold: { ...cold, events_per_s: Math.round(sizes.fold_events / (cold.total_ms / 1000)) },
       warm_from_snapshot: warm,
       parse_only_ms: Math.round(parseMs),
+      read_only_ms: Math.round(readMs),
       heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
     };
     figures.push(
@@ -386,6 +408,10 @@ async function main(): Promise<void> {
       fig(`start-up of the same city from its snapshot`, round(warm.total_ms / 1000), 's', [
         round(parseMs / 1000),
         'read + JSON.parse every line',
+      ]),
+      fig(`open of that city's file journal (the scan of its log)`, round(cold.open_ms / 1000), 's', [
+        round(readMs / 1000),
+        'read every byte of the log',
       ]),
     );
     out.targets = {

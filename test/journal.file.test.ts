@@ -10,7 +10,7 @@ import { SeqConflictError, UnavailableError } from '../actors/errors.ts';
 import { FileJournalBackend, MSG_ID_WINDOW } from '../actors/journal/fileJournal.ts';
 import type { FileJournal, FileJournalOptions } from '../actors/journal/fileJournal.ts';
 import type { JournalEvent } from '../actors/journal/journal.ts';
-import { CHUNK_BYTES, readBackward, readForward } from '../actors/journal/lineReader.ts';
+import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForward } from '../actors/journal/lineReader.ts';
 import type { WriteFn } from '../actors/journal/logWriter.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
 
@@ -357,9 +357,14 @@ t.test('reading through the index', async (t) => {
       Array.from({ length: 500 }, (_, i) => i + 1501),
     );
     t.equal(reads[0]?.position, offsets[1500], 'the first read starts at the line of seq 1501');
+    t.ok((reads[0]?.length ?? 0) <= CHUNK_BYTES, 'the first read is at most one chunk');
     t.ok(
-      reads.every((r) => r.length <= CHUNK_BYTES),
-      'every read is at most one chunk',
+      reads.every((r) => r.length <= MAX_CHUNK_BYTES),
+      'every read is bounded, however long the catch-up',
+    );
+    t.ok(
+      reads.some((r) => r.length > CHUNK_BYTES),
+      'a long catch-up reads in growing chunks',
     );
     const bytes = reads.reduce((n, r) => n + r.length, 0);
     t.equal(bytes, total - offsets[1500]!, 'nothing before seq 1501 is read');
@@ -487,8 +492,10 @@ t.test('reading through the index', async (t) => {
           .slice(from, to)
           .map((text, i) => ({ offset: offsets[from + i], end: ends[from + i], text }));
         const forward = await collect(readForward(handle, offsets[from]!, ends[to - 1]!, chunk));
+        const growing = await collect(readForward(handle, offsets[from]!, ends[to - 1]!, chunk, chunk * 8));
         const backward = await collect(readBackward(handle, offsets[from]!, ends[to - 1]!, chunk));
         t.same(forward, want, `forward ${from}..${to} in chunks of ${chunk}`);
+        t.same(growing, want, `forward ${from}..${to} in chunks growing from ${chunk}`);
         t.same(backward, want.reverse(), `backward ${from}..${to} in chunks of ${chunk}`);
       }
     }

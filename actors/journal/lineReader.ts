@@ -9,12 +9,19 @@ export interface Line {
 
 /** Reads are done in chunks of this size, so memory stays bounded whatever the log's size. */
 export const CHUNK_BYTES = 64 * 1024;
+/**
+ * What a long forward read grows its chunks to: each read is a round trip to the thread pool, and at
+ * 64 KiB those cost a replay of a large log more than its I/O did.
+ */
+export const MAX_CHUNK_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
 /**
  * Reads the lines in `[start, end)` oldest first, one chunk at a time, yielding each chunk's complete
  * lines. `start` must be a line start and `end` a line end. Stops early if the file is shorter than `end`.
+ * Chunks start at `chunkBytes` and double after each read up to `maxChunkBytes`, so a read that stops
+ * after a few lines decodes little and a long scan makes few reads.
  * Effects: positional reads on `handle` (its file position is not used).
  * @throws whatever the read throws (EIO, EBADF…).
  */
@@ -23,8 +30,9 @@ export async function* readForward(
   start: number,
   end: number,
   chunkBytes = CHUNK_BYTES,
+  maxChunkBytes = chunkBytes,
 ): AsyncGenerator<Line[]> {
-  const buffer = Buffer.allocUnsafe(chunkBytes);
+  let buffer = Buffer.allocUnsafe(chunkBytes);
   // Copies of the bytes read so far of a line longer than a chunk, joined once its newline comes, so a
   // long line costs one copy rather than one per chunk.
   let pending: Buffer[] = [];
@@ -32,7 +40,7 @@ export async function* readForward(
   let pos = start;
   while (pos < end) {
     const chunkStart = pos;
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(chunkBytes, end - pos), pos);
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, end - pos), pos);
     if (bytesRead === 0) return;
     pos += bytesRead;
     const data = buffer.subarray(0, bytesRead);
@@ -48,7 +56,75 @@ export async function* readForward(
     // Copy: `buffer` is reused by the next read.
     if (from < data.length) pending.push(Buffer.from(data.subarray(from)));
     if (lines.length > 0) yield lines;
+    if (buffer.length < maxChunkBytes && pos < end) {
+      buffer = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxChunkBytes));
+    }
   }
+}
+
+/** Receives one line of {@link scanLines}: its bytes are `buf[start, end)`, and `buf[end]` is its newline. */
+export type LineVisitor = (buf: Buffer, start: number, end: number, offset: number) => void;
+
+/**
+ * Visits every newline-terminated line in `[0, size)` oldest first, as bytes (no string is built), and
+ * resolves with the offset past the last newline: anything after it is an unterminated line. The next
+ * chunk is read while this one is visited, so the disk and the visitor work at once.
+ * Effects: positional reads on `handle`; none is left running when it settles.
+ * @throws whatever a read or `visit` throws.
+ */
+export async function scanLines(
+  handle: FileHandle,
+  size: number,
+  visit: LineVisitor,
+  chunkBytes = MAX_CHUNK_BYTES,
+): Promise<number> {
+  const buffers = [Buffer.allocUnsafe(chunkBytes), Buffer.allocUnsafe(chunkBytes)];
+  // Copies of the bytes read so far of a line cut by a chunk's end (its buffer is about to be reused).
+  let pending: Buffer[] = [];
+  let lineStart = 0;
+  let pos = 0;
+  let turn = 0;
+  const readNext = () => {
+    const read = handle.read(buffers[turn++ % 2]!, 0, Math.min(chunkBytes, size - pos), pos);
+    // Awaited below or in `finally`; this only keeps a failure while it waits from counting as unhandled.
+    read.catch(() => undefined);
+    return read;
+  };
+  let next = pos < size ? readNext() : undefined;
+  try {
+    while (next) {
+      const { bytesRead, buffer } = await next;
+      next = undefined;
+      if (bytesRead === 0) break;
+      const chunkStart = pos;
+      pos += bytesRead;
+      if (pos < size) next = readNext();
+      const data = buffer.subarray(0, bytesRead);
+      let from = 0;
+      let nl = data.indexOf(NEWLINE);
+      if (pending.length > 0 && nl !== -1) {
+        pending.push(data.subarray(0, nl + 1));
+        const line = Buffer.concat(pending);
+        pending = [];
+        visit(line, 0, line.length - 1, lineStart);
+        from = nl + 1;
+        lineStart = chunkStart + from;
+        nl = data.indexOf(NEWLINE, from);
+      }
+      for (; nl !== -1; nl = data.indexOf(NEWLINE, from)) {
+        visit(data, from, nl, chunkStart + from);
+        from = nl + 1;
+        lineStart = chunkStart + from;
+      }
+      if (from < bytesRead) pending.push(Buffer.from(data.subarray(from)));
+    }
+  } finally {
+    await next?.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+  return lineStart;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { UnavailableError } from '../errors.ts';
 import { matchesFilter } from './filter.ts';
 import type { JournalEvent, ListFilter } from './journal.ts';
-import { readBackward, readForward } from './lineReader.ts';
+import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForward } from './lineReader.ts';
 import type { Line } from './lineReader.ts';
 import type { Notifier } from './notifier.ts';
 import type { OffsetIndex } from './offsetIndex.ts';
@@ -59,9 +59,12 @@ export class LogReader {
     const out: JournalEvent[] = [];
     if (from > to) return out;
     const [start, end] = this.#range(from, to);
-    const read = filter.order === 'desc' ? readBackward : readForward;
-    for await (const lines of this.#guard(read(this.#handle, start, end))) {
-      for (const line of lines) {
+    const lines =
+      filter.order === 'desc'
+        ? readBackward(this.#handle, start, end)
+        : readForward(this.#handle, start, end, CHUNK_BYTES, MAX_CHUNK_BYTES);
+    for await (const chunk of this.#guard(lines)) {
+      for (const line of chunk) {
         const event = this.#parse(line);
         if (event && matchesFilter(event, filter)) out.push(event);
         if (out.length >= limit) return out;
@@ -96,8 +99,9 @@ export class LogReader {
         continue;
       }
       const [start, end] = this.#range(next, head);
-      for await (const lines of this.#guard(readForward(this.#handle, start, end))) {
-        for (const line of lines) {
+      const lines = readForward(this.#handle, start, end, CHUNK_BYTES, MAX_CHUNK_BYTES);
+      for await (const chunk of this.#guard(lines)) {
+        for (const line of chunk) {
           if (closed()) return;
           const event = this.#parse(line);
           if (!event || event.seq < next) continue;

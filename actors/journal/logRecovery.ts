@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
-import { readForward } from './lineReader.ts';
+import { scanLines } from './lineReader.ts';
+import { INCONCLUSIVE, lineSeq } from './logLineSeq.ts';
 import { OffsetIndex } from './offsetIndex.ts';
 
 /** What one open-time scan of a log learned: its offset index and the byte length it keeps. */
@@ -9,7 +10,6 @@ export interface RecoveredLog {
   size: number;
 }
 
-const SCAN_CHUNK_BYTES = 1024 * 1024;
 /** Corrupt lines reported one by one; beyond this only a count, so a mangled file cannot flood stderr. */
 const MAX_REPORTED = 10;
 
@@ -33,6 +33,22 @@ export function storedSeq(text: string, head: number, lineNo: number): number | 
 }
 
 /**
+ * {@link storedSeq} of the line `buf[start, end)` (`buf[end]` is its newline): read from the bytes when
+ * they settle it, parsed otherwise, so both ways agree on every line. Pure.
+ */
+export function storedSeqOfBytes(
+  buf: Buffer,
+  start: number,
+  end: number,
+  head: number,
+  lineNo: number,
+): number | undefined {
+  const seq = lineSeq(buf, start, end);
+  if (seq === INCONCLUSIVE) return storedSeq(buf.toString('utf8', start, end), head, lineNo);
+  return seq > head && seq <= lineNo ? seq : undefined;
+}
+
+/**
  * Scans a log once, front to back, to build its offset index and to repair a crash: a torn last line
  * (no trailing newline, or an invalid last line) is truncated away with one warning. Corrupt lines
  * elsewhere are kept in the file, left out of the index (so reads skip them) and reported with their line
@@ -48,29 +64,25 @@ export async function recoverLog(
   const index = new OffsetIndex();
   const { size } = await handle.stat();
   let lineNo = 0;
-  let end = 0;
   let corrupt = 0;
   // An invalid line is only "in the middle" once another line follows it.
   let suspect: { offset: number; lineNo: number } | undefined;
-  for await (const lines of readForward(handle, 0, size, SCAN_CHUNK_BYTES)) {
-    for (const line of lines) {
-      lineNo++;
-      if (suspect) {
-        if (++corrupt <= MAX_REPORTED) {
-          warn(`journal ${file}: skipping corrupt line ${suspect.lineNo} at byte offset ${suspect.offset}`);
-        }
-        suspect = undefined;
+  const lastEnd = await scanLines(handle, size, (buf, start, end, offset) => {
+    lineNo++;
+    if (suspect) {
+      if (++corrupt <= MAX_REPORTED) {
+        warn(`journal ${file}: skipping corrupt line ${suspect.lineNo} at byte offset ${suspect.offset}`);
       }
-      const seq = storedSeq(line.text, index.head, lineNo);
-      if (seq === undefined) suspect = { offset: line.offset, lineNo };
-      else index.push(seq, line.offset);
-      end = line.end;
+      suspect = undefined;
     }
-  }
+    const seq = storedSeqOfBytes(buf, start, end, index.head, lineNo);
+    if (seq === undefined) suspect = { offset, lineNo };
+    else index.push(seq, offset);
+  });
   if (corrupt > MAX_REPORTED) {
     warn(`journal ${file}: skipped ${corrupt - MAX_REPORTED} more corrupt lines`);
   }
-  const keep = suspect ? suspect.offset : end;
+  const keep = suspect ? suspect.offset : lastEnd;
   if (keep < size) {
     warn(
       `journal ${file}: truncating a torn last line at byte offset ${keep} ` +
