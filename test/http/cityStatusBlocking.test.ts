@@ -45,7 +45,7 @@ t.test('an index the head already passed answers at once', async (t) => {
   // A compound Go duration, which the config grammar refused.
   const res = await app.inject({ url: '/v0/city/alpha/status?index=0&wait=1m30s' });
   t.equal(res.statusCode, 200);
-  t.ok(Date.now() - started < 2000);
+  t.ok(Date.now() - started < 30_000, 'answered without waiting out its 90 s wait');
   t.equal(res.headers['x-gc-index'], '1');
   t.equal(journal.open, 0, 'no subscription opened');
 });
@@ -53,7 +53,7 @@ t.test('an index the head already passed answers at once', async (t) => {
 t.test('a blocked status is released by the next event, and a quiet one by its wait', async (t) => {
   const { app, journal } = await statusApp(t);
   const pending = app.inject({ url: '/v0/city/alpha/status?index=1&wait=20s' });
-  await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 250 && journal.open === 0; i++) await new Promise((r) => setTimeout(r, 20));
   t.equal(journal.open, 1, 'waiting on a journal subscription');
   await journal.append({ type: 'x', actor: 'y' });
   const res = await pending;
@@ -71,8 +71,9 @@ t.test('a client that leaves a blocked status releases its subscription', async 
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const gone = new AbortController();
   const abandoned = fetch(`${address}/v0/city/alpha/status?index=1&wait=30s`, { signal: gone.signal });
-  await new Promise((r) => setTimeout(r, 100));
-  t.equal(journal.open, 1);
+  // Waits for the request to reach its hold (the socket path is slower than inject under load).
+  for (let i = 0; i < 250 && journal.open === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(journal.open, 1, 'the blocked status holds one subscription');
   gone.abort();
   await t.rejects(abandoned);
   for (let i = 0; i < 50 && journal.open > 0; i++) await new Promise((r) => setTimeout(r, 20));
