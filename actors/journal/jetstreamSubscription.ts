@@ -40,7 +40,6 @@ export class JetStreamSubscription implements Subscription {
   readonly #iterator: AsyncGenerator<JournalEvent>;
   #closing: Promise<void> | undefined;
   #releasing: Promise<void> | undefined;
-  #restarts = 0;
 
   constructor(
     private readonly ctx: SubscriptionContext,
@@ -52,11 +51,6 @@ export class JetStreamSubscription implements Subscription {
     // A subscriber that never iterates must not turn a failed start into an unhandled rejection.
     this.#live.catch(() => {});
     this.#iterator = this.#iterate();
-  }
-
-  /** How many times the consumer was replaced after the broker recreated it (for tests and metrics). */
-  get restarts(): number {
-    return this.#restarts;
   }
 
   async #start(afterSeq: number): Promise<Live | undefined> {
@@ -89,7 +83,6 @@ export class JetStreamSubscription implements Subscription {
           yield decodeEvent(m.seq, m.string());
         }
         if (this.#closed || !live.recreated) return;
-        this.#restarts++;
         await release(live.consumer, live.messages);
         this.#live = this.#start(this.#last);
       }
