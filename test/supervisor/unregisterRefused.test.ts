@@ -17,6 +17,13 @@ import { eventually } from '../helpers/supervisor.ts';
 
 type Refused = Set<string>;
 
+/** A fresh directory for one case's supervisor(s), removed after `t`. */
+function tempRoot(t: Test): string {
+  const root = mkdtempSync(join(tmpdir(), 'gc-unreg-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  return root;
+}
+
 async function start(
   t: Test,
   root: string,
@@ -45,8 +52,7 @@ const terminalsOf = (events: JournalEvent[], requestId: string): JournalEvent[] 
   );
 
 t.test('the supervisor log refuses request.accepted: 503 and nothing recorded anywhere', async (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'gc-unreg-'));
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const root = tempRoot(t);
   const refused: Refused = new Set();
   const { sup, supLog } = await start(t, root, refused);
   await sup.createCity('gamma');
@@ -65,8 +71,7 @@ t.test('the supervisor log refuses request.accepted: 503 and nothing recorded an
 t.test(
   'the city log refuses city.unregister_requested: 503, the city untouched, the request failed',
   async (t) => {
-    const root = mkdtempSync(join(tmpdir(), 'gc-unreg-'));
-    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    const root = tempRoot(t);
     const refused: Refused = new Set();
     const { sup, supLog } = await start(t, root, refused);
     await sup.createCity('gamma');
@@ -101,8 +106,7 @@ t.test(
 t.test(
   'both logs refuse after the accept: the reconciler fails the request once it can, the city untouched',
   async (t) => {
-    const root = mkdtempSync(join(tmpdir(), 'gc-unreg-'));
-    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    const root = tempRoot(t);
     const refused: Refused = new Set();
     const { sup, supLog } = await start(t, root, refused);
     await sup.createCity('gamma');
@@ -139,8 +143,7 @@ t.test(
 t.test(
   'a supervisor that stops between the accept and the city event fails the request when it restarts',
   async (t) => {
-    const root = mkdtempSync(join(tmpdir(), 'gc-unreg-'));
-    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    const root = tempRoot(t);
     const refused: Refused = new Set();
     const first = await start(t, root, refused);
     await first.sup.createCity('gamma');
