@@ -15,6 +15,7 @@ import { withProblemResponses } from './openapiProblems.ts';
 import { registerSchemas } from '../schemas/eventSchemas.ts';
 import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
 import { buildValidator } from './strictBody.ts';
+import { registerBodyParsers } from './bodyParsers.ts';
 
 export type App = FastifyInstance;
 
@@ -42,28 +43,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // A mutation without a body (unregister, stop) may still say `Content-Type: application/json`.
-  // JSON is UTF-8 (RFC 8259 §8.1): invalid bytes are refused, not silently replaced by U+FFFD and stored.
-  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
-    let text: string;
-    try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      const err = new Error('request body is not valid UTF-8') as Error & { statusCode: number };
-      err.statusCode = 400;
-      return done(err, undefined);
-    }
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      const err = new Error('request body is not valid JSON') as Error & { statusCode: number };
-      err.statusCode = 400;
-      done(err, undefined);
-    }
-  });
+  registerBodyParsers(app);
 
   await app.register(swagger, {
     openapi: {

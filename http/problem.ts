@@ -33,6 +33,8 @@ interface AjvError {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** The refused value, where the check that failed keeps it (the query integer grammar does). */
+  data?: unknown;
 }
 
 const LOCATION: Record<string, string> = {
@@ -60,7 +62,7 @@ export function fieldErrors(context: string, errors: readonly AjvError[]): Field
         : e.keyword === 'additionalProperties'
           ? `unexpected property ${extra}`
           : (e.message ?? e.keyword);
-    return { location, message };
+    return { location, message, ...('data' in e ? { value: e.data } : {}) };
   });
 }
 
@@ -70,6 +72,10 @@ export function toProblem(err: unknown): Problem {
   const fe = err as Partial<FastifyError> & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
     return problem(422, 'validation failed', fieldErrors(fe.validationContext ?? 'body', fe.validation));
+  }
+  // Fastify refuses a Content-Type header it cannot parse before any body parser sees it.
+  if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return problem(415, 'invalid: the Content-Type header is not a valid media type');
   }
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) return problem(status, `invalid: ${fe.message ?? 'bad request'}`);

@@ -8,9 +8,13 @@ import type { AppDeps } from '../deps.ts';
  * built yet, so a running city answers 501.
  */
 export function svcProxyRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.all('/v0/city/:cityName/svc/*', { schema: { hide: true } }, async (request) => {
-    const { cityName } = request.params as { cityName: string };
-    if (!deps.cities.running(cityName)) throw new NotFoundError('city not found or not running');
-    throw new NotImplementedError('workspace service proxy is not available in this supervisor yet');
-  });
+  app.all(
+    '/v0/city/:cityName/svc/*',
+    { schema: { hide: true }, config: { rawBody: true } },
+    async (request) => {
+      const { cityName } = request.params as { cityName: string };
+      if (!deps.cities.running(cityName)) throw new NotFoundError('city not found or not running');
+      throw new NotImplementedError('workspace service proxy is not available in this supervisor yet');
+    },
+  );
 }
