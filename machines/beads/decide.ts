@@ -79,7 +79,7 @@ function decideAny(model: BeadModel, c: BeadCommand, ctx: EventContext): Outcome
     case 'SetConvoyMember':
       return decideSetMember(model, c, ctx);
     case 'AnnounceConvoy':
-      return decideAnnounce(c, ctx);
+      return decideAnnounce(model, c, ctx);
     case 'CloseConvoy':
       return decideCloseConvoy(model, c, ctx);
     case 'DeleteConvoy':

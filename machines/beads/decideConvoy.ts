@@ -81,9 +81,17 @@ export function decideSetMember(
   return accept(true, beadEvent(BeadEventType.Updated, next, ctx));
 }
 
-/** The `convoy.created` notice, written after the convoy and its members. This is a pure function. */
-export function decideAnnounce(cmd: Cmd<'AnnounceConvoy'>, ctx: EventContext): Out<'AnnounceConvoy'> {
-  return accept(cmd.convoyId, undefined, [convoyEvent(ConvoyEventType.Created, cmd.convoyId, ctx)]);
+/**
+ * The `convoy.created` notice, written after the convoy and its members; its `message` is the convoy's
+ * name, as upstream's `gc convoy create` records it. This is a pure function.
+ */
+export function decideAnnounce(
+  model: BeadModel,
+  cmd: Cmd<'AnnounceConvoy'>,
+  ctx: EventContext,
+): Out<'AnnounceConvoy'> {
+  const title = model.beads.get(cmd.convoyId)?.bead.title;
+  return accept(cmd.convoyId, undefined, [convoyEvent(ConvoyEventType.Created, cmd.convoyId, ctx, title)]);
 }
 
 function convoyOf(model: BeadModel, id: string) {

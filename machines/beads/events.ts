@@ -50,10 +50,26 @@ export interface EventContext {
   now: string;
 }
 
-/** A `bead.*` draft for `bead`. This is a pure function. */
+/** Upstream omits an empty `message`; so do we. */
+const withMessage = (message: string | undefined) => (message ? { message } : {});
+
+/**
+ * A `bead.*` draft for `bead`. Its `message` is the bead's title, as upstream records it: activity views
+ * and `gc events` show it. This is a pure function.
+ */
 export function beadEvent(type: BeadStateEventType, bead: StoredBead, ctx: EventContext): EventDraft {
-  return { type, actor: ctx.actor, subject: bead.id, ts: ctx.now, payload: { bead } };
+  return {
+    type,
+    actor: ctx.actor,
+    subject: bead.id,
+    ...withMessage(bead.title),
+    ts: ctx.now,
+    payload: { bead },
+  };
 }
+
+/** The mail notices whose `message` names the recipient (upstream's `gc mail send` and `reply`). */
+const ADDRESSED: ReadonlySet<string> = new Set([MailEventType.Sent, MailEventType.Replied]);
 
 /** A `mail.*` notice. This is a pure function. */
 export function mailEvent(type: string, message: Message, ctx: EventContext): EventDraft {
@@ -61,12 +77,13 @@ export function mailEvent(type: string, message: Message, ctx: EventContext): Ev
     type,
     actor: ctx.actor,
     subject: message.id,
+    ...withMessage(ADDRESSED.has(type) ? message.to : undefined),
     ts: ctx.now,
     payload: { rig: message.rig ?? '', message },
   };
 }
 
-/** A `convoy.*` notice (upstream's NoPayload: `{}`). This is a pure function. */
-export function convoyEvent(type: string, convoyId: string, ctx: EventContext): EventDraft {
-  return { type, actor: ctx.actor, subject: convoyId, ts: ctx.now, payload: {} };
+/** A `convoy.*` notice (upstream's NoPayload: `{}`), with an optional `message`. This is a pure function. */
+export function convoyEvent(type: string, convoyId: string, ctx: EventContext, message?: string): EventDraft {
+  return { type, actor: ctx.actor, subject: convoyId, ...withMessage(message), ts: ctx.now, payload: {} };
 }
