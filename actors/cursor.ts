@@ -1,4 +1,5 @@
 import { BadRequestError } from './errors.ts';
+import { parseQueryInteger } from '../schemas/queryInteger.ts';
 import type { Journal } from './journal/journal.ts';
 
 /**
@@ -40,8 +41,6 @@ export function formatCursor(positions: CursorMap): CompositeCursor {
     .join(',') as CompositeCursor;
 }
 
-const SEQ = /^\d{1,16}$/;
-
 /**
  * Parses a composite cursor strictly. Each pair splits on its last `:` (names may contain `:`); the seq is a
  * non-negative decimal integer. The literal `0` is the empty map. Pure.
@@ -62,11 +61,10 @@ export function parseCursor(text: string, param = 'cursor'): Map<string, number>
     const name = pair.slice(0, colon);
     const seq = pair.slice(colon + 1);
     if (name === '') fail(`pair ${JSON.stringify(pair)} has no name`);
-    if (!SEQ.test(seq) || !Number.isSafeInteger(Number(seq))) {
-      fail(`pair ${JSON.stringify(pair)} needs a non-negative integer seq`);
-    }
+    const value = parseQueryInteger(seq);
+    if (value === undefined) fail(`pair ${JSON.stringify(pair)} needs a non-negative integer seq`);
     if (positions.has(name)) fail(`${JSON.stringify(name)} appears twice`);
-    positions.set(name, Number(seq));
+    positions.set(name, value!);
   }
   return positions;
 }

@@ -2,8 +2,10 @@ import type { FastifyReply } from 'fastify';
 import type { BeadStore } from '../actors/beads/index.ts';
 import { ValidationError, type FieldError } from '../actors/errors.ts';
 import type { Journal } from '../actors/journal/journal.ts';
+import { parseQueryInteger } from '../schemas/queryInteger.ts';
 import { closeQuietly } from './events/closeQuietly.ts';
 import { parseGoDuration } from './goDuration.ts';
+import { integerMessage } from './queryIntegerGrammar.ts';
 
 export const DEFAULT_WAIT_MS = 30_000;
 /** Upstream's code clamps the event list's wait at 5 min although its doc says 2m; its clients may rely on it. */
@@ -28,11 +30,10 @@ export function parseBlockingQuery(
 ): BlockingQuery | undefined {
   const errors: FieldError[] = [];
   const { index, wait } = query;
-  // A seq is a safe integer: a longer index would be rounded and block on a head that can never come.
-  const indexOk =
-    index === undefined || index === '' || (/^\d+$/.test(index) && Number.isSafeInteger(+index));
-  if (!indexOk) {
-    errors.push({ location: 'query.index', message: 'index must be a non-negative integer', value: index });
+  const blank = index === undefined || index === '';
+  const seq = blank ? undefined : parseQueryInteger(index);
+  if (!blank && seq === undefined) {
+    errors.push({ location: 'query.index', message: integerMessage('index'), value: index });
   }
   const waitMs = wait === undefined || wait === '' ? DEFAULT_WAIT_MS : positiveDuration(wait);
   if (waitMs === undefined) {
@@ -43,8 +44,8 @@ export function parseBlockingQuery(
     });
   }
   if (errors.length > 0) throw new ValidationError('validation failed', null, { errors });
-  if (index === undefined || index === '') return undefined;
-  return { index: Number(index), waitMs: Math.min(waitMs!, maxWaitMs) };
+  if (seq === undefined) return undefined;
+  return { index: seq, waitMs: Math.min(waitMs!, maxWaitMs) };
 }
 
 function positiveDuration(text: string): number | undefined {

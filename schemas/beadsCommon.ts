@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { blockingQueryParameters } from './blockingQuery.ts';
+import { QueryInteger } from './queryInteger.ts';
 
 /**
  * Small schema builders shared by the beads, mail and convoys families, written so the emitted JSON
@@ -51,9 +52,7 @@ export const pagingQueryProperties = {
   cursor: Type.Optional(
     Type.String({ description: "Pagination cursor from a previous response's next_cursor field." }),
   ),
-  limit: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Maximum number of results to return. 0 = server default.' }),
-  ),
+  limit: Type.Optional(QueryInteger('Maximum number of results to return. 0 = server default.')),
 };
 
 const INDEX_HEADERS = {

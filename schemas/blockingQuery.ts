@@ -11,7 +11,7 @@ export function blockingQueryParameters(maxWait: '2m' | '5m') {
       Type.String({
         description:
           'Event sequence number; when provided, blocks until a newer event arrives. ' +
-          'Anything but a non-negative integer is a 422.',
+          'Anything but a non-negative decimal integer (at most 2^53 - 1) is a 422.',
       }),
     ),
     wait: Type.Optional(

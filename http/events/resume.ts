@@ -1,9 +1,13 @@
 import { parseCursor } from '../../actors/cursor.ts';
 import { BadRequestError } from '../../actors/errors.ts';
+import { parseQueryInteger } from '../../schemas/queryInteger.ts';
+import { integerMessage } from '../queryIntegerGrammar.ts';
 
 /**
  * Where a stream resumes, from the `Last-Event-ID` header (first) or the query parameter. Blank values
  * count as absent; a value that is present but malformed is a 400, never a silent replay from zero.
+ * Header values lose their surrounding whitespace (HTTP's optional whitespace); a query seq is held to the
+ * one query integer grammar as it stands, like every other integer query parameter.
  */
 
 const headerValue = (value: string | string[] | undefined): string | undefined => {
@@ -11,12 +15,20 @@ const headerValue = (value: string | string[] | undefined): string | undefined =
   return text === '' ? undefined : text;
 };
 
-/** Parses a decimal seq. Pure. @throws BadRequestError naming `param`. */
-export function parseSeq(text: string, param: string): number {
-  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new BadRequestError(`${param} must be a non-negative integer: ${JSON.stringify(text)}`);
+/**
+ * Parses a decimal seq (schemas/queryInteger.ts). Pure.
+ * @throws BadRequestError naming `param`, with `errors[]` at `location` (`query.after_seq`,
+ *   `header.Last-Event-ID`) as every malformed integer query value has.
+ */
+export function parseSeq(text: string, param: string, location: string): number {
+  const seq = parseQueryInteger(text);
+  if (seq === undefined) {
+    const message = integerMessage(param);
+    throw new BadRequestError(`${message}: ${JSON.stringify(text)}`, 'invalid', {
+      errors: [{ location, message, value: text }],
+    });
   }
-  return Number(text);
+  return seq;
 }
 
 /**
@@ -28,9 +40,10 @@ export function cityResume(
   afterSeq: string | undefined,
 ): number | undefined {
   const header = headerValue(lastEventId);
-  if (header !== undefined) return parseSeq(header, 'Last-Event-ID');
-  const query = headerValue(afterSeq);
-  return query === undefined ? undefined : parseSeq(query, 'after_seq');
+  if (header !== undefined) return parseSeq(header, 'Last-Event-ID', 'header.Last-Event-ID');
+  return afterSeq === undefined || afterSeq === ''
+    ? undefined
+    : parseSeq(afterSeq, 'after_seq', 'query.after_seq');
 }
 
 /**

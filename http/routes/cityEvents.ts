@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
+import { QueryInteger } from '../../schemas/queryInteger.ts';
 import type { EventEmitRequest } from '../../schemas/eventBodies.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import { EVENT_LIST_MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
@@ -21,13 +22,11 @@ const CityParams = Type.Object({
 const ListQuery = Type.Object({
   ...blockingQueryParameters('5m'),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page.' })),
-  limit: Type.Optional(
-    Type.Integer({ minimum: 0, description: 'Page size; 0 = default (100), at most 1000.' }),
-  ),
+  limit: Type.Optional(QueryInteger('Page size; 0 = default (100), at most 1000.')),
   type: Type.Optional(Type.String({ description: 'Only this event type.' })),
   actor: Type.Optional(Type.String({ description: 'Only this actor.' })),
   since: Type.Optional(Type.String({ description: 'Only events within this Go duration (e.g. 5m).' })),
-  after_seq: Type.Optional(Type.Integer({ minimum: 0, description: 'Only events after this seq.' })),
+  after_seq: Type.Optional(QueryInteger('Only events after this seq.')),
 });
 
 const StreamQuery = Type.Object({

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { headPositionsWithin, parseCursor } from '../../actors/cursor.ts';
 import { UnavailableError } from '../../actors/errors.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
+import { QueryInteger } from '../../schemas/queryInteger.ts';
 import type { AppDeps } from '../deps.ts';
 import { supervisorResume } from '../events/resume.ts';
 import { listSupervisorEvents } from '../events/supervisorList.ts';
@@ -18,7 +19,7 @@ const ListQuery = Type.Object({
   type: Type.Optional(Type.String({ description: 'Only this event type.' })),
   actor: Type.Optional(Type.String({ description: 'Only this actor.' })),
   since: Type.Optional(Type.String({ description: 'Only events within this Go duration (e.g. 5m).' })),
-  limit: Type.Optional(Type.Integer({ minimum: 0, description: 'Keep only the newest N; 0 = all.' })),
+  limit: Type.Optional(QueryInteger('Keep only the newest N; 0 = all.')),
   after_cursor: Type.Optional(Type.String({ description: 'Only events after this composite cursor.' })),
 });
 

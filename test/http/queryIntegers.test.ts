@@ -1,0 +1,155 @@
+import t, { type Test } from 'tap';
+import { schemaDocuments } from '../../http/schemaDocuments.ts';
+import { backendEnv, cityHarness, createBead, type CityHarness } from '../beads/helpers.ts';
+import { openSse } from '../helpers/sse.ts';
+
+/**
+ * One integer grammar for every integer-valued query parameter on every route: decimal digits only, at
+ * most 2^53 - 1; a blank value is absent. Anything else is a problem naming the parameter at
+ * `query.<name>`, never a silent Infinity, hex or rounded value. Every request goes over a real socket.
+ */
+
+const BAD = [
+  '1e309',
+  '1e3',
+  '99999999999999999999',
+  '9007199254740992',
+  '0x10',
+  '-1',
+  '-0',
+  '1.5',
+  '1.0',
+  ' 1',
+  '1 ',
+  '+1',
+  'Infinity',
+  'abc',
+  '１',
+];
+
+/** Values that must keep working (the largest one does not block a list: it is past every head). */
+const GOOD = ['0', '1', '007', '9007199254740991'];
+
+interface Param {
+  path: string;
+  name: string;
+  /** The stream refuses a resume value before it starts, as its other resume values: a 400 `invalid:`. */
+  stream?: true;
+}
+
+/** Every integer-valued query parameter; the test below checks the list against the OpenAPI document. */
+const PARAMS: Param[] = [
+  { path: '/v0/events', name: 'limit' },
+  { path: '/v0/city/{cityName}/events', name: 'limit' },
+  { path: '/v0/city/{cityName}/events', name: 'after_seq' },
+  { path: '/v0/city/{cityName}/events', name: 'index' },
+  { path: '/v0/city/{cityName}/events/stream', name: 'after_seq', stream: true },
+  { path: '/v0/city/{cityName}/beads', name: 'limit' },
+  { path: '/v0/city/{cityName}/beads', name: 'index' },
+  { path: '/v0/city/{cityName}/beads/ready', name: 'index' },
+  { path: '/v0/city/{cityName}/mail', name: 'limit' },
+  { path: '/v0/city/{cityName}/mail', name: 'index' },
+  { path: '/v0/city/{cityName}/convoys', name: 'limit' },
+  { path: '/v0/city/{cityName}/convoys', name: 'index' },
+  { path: '/v0/city/{cityName}/status', name: 'index' },
+];
+
+interface Answer {
+  status: number;
+  type: string;
+  body: string;
+}
+
+async function server(t: Test): Promise<{ h: CityHarness; base: string }> {
+  const env = await backendEnv(t, 'memory');
+  const h = await cityHarness(t, env!);
+  for (const title of ['one', 'two', 'three']) await createBead(t, h, { title });
+  return { h, base: await h.app.listen({ port: 0, host: '127.0.0.1' }) };
+}
+
+/** GETs `path?name=value` (the value percent-encoded) and reads the whole answer; a 200 stream is closed. */
+async function get(base: string, h: CityHarness, { path, name, stream }: Param, value: string) {
+  const url = `${base}${path.replace('{cityName}', h.name)}?${name}=${encodeURIComponent(value)}`;
+  if (stream) {
+    const sse = await openSse(url);
+    sse.close();
+    return { status: sse.status, type: String(sse.headers['content-type']), body: sse.body };
+  }
+  // An index that passed nothing yet would block: a short wait keeps a good value quick.
+  const res = await fetch(name === 'index' ? `${url}&wait=1ms` : url);
+  return { status: res.status, type: String(res.headers.get('content-type')), body: await res.text() };
+}
+
+const label = (p: Param, value: string) => `${p.path}?${p.name}=${JSON.stringify(value)}`;
+
+t.test('every route refuses every malformed integer, naming the parameter', async (t) => {
+  const { h, base } = await server(t);
+  for (const param of PARAMS) {
+    for (const value of BAD) {
+      const res: Answer = await get(base, h, param, value);
+      const what = label(param, value);
+      t.equal(res.status, param.stream ? 400 : 422, what);
+      t.match(res.type, /^application\/problem\+json/, what);
+      const problem = JSON.parse(res.body) as { detail: string; errors?: unknown[] };
+      t.match(problem.detail, param.stream ? /^invalid: after_seq must be/ : /^validation failed$/, what);
+      t.same(
+        problem.errors,
+        [{ location: `query.${param.name}`, message: `${param.name} must be a non-negative integer`, value }],
+        what,
+      );
+    }
+  }
+});
+
+t.test('good values and blank values still work everywhere', async (t) => {
+  const { h, base } = await server(t);
+  for (const param of PARAMS) {
+    for (const value of [...GOOD, '']) {
+      const res = await get(base, h, param, value);
+      t.equal(res.status, 200, `${label(param, value)}: ${res.body}`);
+    }
+  }
+});
+
+t.test('the accepted values mean what they say', async (t) => {
+  const { h, base } = await server(t);
+  const items = async (path: string) =>
+    ((await (await fetch(`${base}${path}`)).json()) as { items: Array<{ seq?: number }> }).items;
+  t.equal((await items(`/v0/city/${h.name}/events?limit=1`)).length, 1);
+  t.equal((await items(`/v0/city/${h.name}/events?limit=002`)).length, 2);
+  t.equal((await items('/v0/events?limit=1')).length, 1);
+  t.equal((await items(`/v0/city/${h.name}/beads?limit=1`)).length, 1);
+  const head = (await items(`/v0/city/${h.name}/events`)).length;
+  t.ok(head >= 3, 'the city has events');
+  t.same(
+    (await items(`/v0/city/${h.name}/events?after_seq=${head - 1}`)).map((e) => e.seq),
+    [head],
+    'after_seq keeps only the events after it',
+  );
+  t.same(await items(`/v0/city/${h.name}/events?after_seq=9007199254740991`), []);
+  t.equal((await items(`/v0/city/${h.name}/events?after_seq=`)).length, head, 'blank after_seq is absent');
+});
+
+t.test('the list above is every integer query parameter in the OpenAPI document', async (t) => {
+  const doc = JSON.parse((await schemaDocuments())['openapi.json']) as {
+    paths: Record<
+      string,
+      Record<string, { parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }> }>
+    >;
+  };
+  const found: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const op of Object.values(ops)) {
+      for (const p of op.parameters ?? []) {
+        // `index` and the stream's `after_seq` are strings on the wire, as upstream declares them.
+        const integer = p.schema.type === 'integer' || ['index', 'after_seq'].includes(p.name);
+        if (p.in !== 'query' || !integer) continue;
+        found.push(`${path} ${p.name}`);
+        if (p.schema.type === 'integer') {
+          t.match(p.schema, { minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, `${path} ${p.name} range`);
+        }
+      }
+    }
+  }
+  t.same(found.sort(), PARAMS.map((p) => `${p.path} ${p.name}`).sort());
+});
