@@ -88,21 +88,57 @@ const connect = (run: StreamRun): Promise<AsyncIterable<SseFrame>> =>
   });
 
 /**
+ * The supervisor stream's answer while no city is running (503 `no_providers:`, spec 6.3). Streams wait it
+ * out like `tail -F` waits for a file: "follow, then create your first city" is an ordinary way to start.
+ */
+const noProviders = (err: unknown): err is ApiError => err instanceof ApiError && err.code === 'no_providers';
+
+/** How often a stream waiting for its first city asks again (a city starting shows up within this). */
+export const PROVIDER_POLL_MS = BACKOFF.initialMs;
+
+/** Says, once per wait, what a stream is waiting for (the server's detail names the reason). */
+function waitingNote(run: StreamRun): (err: ApiError) => void {
+  let said = false;
+  return (err) => {
+    if (!said)
+      run.warn(`waiting for a city to start (${err.message}); retrying every ${PROVIDER_POLL_MS / 1000}s`);
+    said = true;
+  };
+}
+
+/** Waits `ms` unless `signal` fires first; resolves false when it did. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * `--watch`: prints the first matching event and resolves `'matched'`; resolves `'timeout'` with nothing
- * printed when `signal` fires first. A stream that ends before a match is a failure.
+ * printed when `signal` fires first. While no city is running it waits for one (within the same time-out).
+ * A stream that ends before a match is a failure.
  * @throws CliError (stream ended, decode), ApiError (setup Problem), TransportError
  */
 export async function watch(run: StreamRun): Promise<'matched' | 'timeout'> {
-  try {
-    for await (const frame of await connect(run)) {
-      const found = lineOf(run, frame);
-      if (found === undefined) continue;
-      await run.emit(found.line, found.event);
-      return 'matched';
+  const waiting = waitingNote(run);
+  for (;;) {
+    try {
+      for await (const frame of await connect(run)) {
+        const found = lineOf(run, frame);
+        if (found === undefined) continue;
+        await run.emit(found.line, found.event);
+        return 'matched';
+      }
+      break;
+    } catch (err) {
+      if (run.signal.aborted) return 'timeout';
+      if (!noProviders(err)) throw err;
+      waiting(err);
+      if (!(await pause(PROVIDER_POLL_MS, run.signal))) return 'timeout';
     }
-  } catch (err) {
-    if (run.signal.aborted) return 'timeout';
-    throw err;
   }
   if (run.signal.aborted) return 'timeout';
   throw new CliError('stream ended before a matching event arrived');
@@ -114,18 +150,21 @@ const retryable = (err: ApiError): boolean => err.status >= 500 || err.status ==
 /**
  * `--follow`: prints every matching event, forever. A clean end of stream, a broken or stalled connection,
  * or a failed reconnect is retried from the last position with back-off, so no line is printed twice and none
- * is skipped. The first connection's setup Problem, a non-retryable Problem later, and an undecodable frame
- * are failures. Resolves when `signal` fires or `emit` says `'stop'`.
+ * is skipped. While no city is running (`no_providers`, unless `giveUpOn` says otherwise) it asks again every
+ * second, saying so once. The first connection's other setup Problems, a non-retryable Problem later, and an
+ * undecodable frame are failures. Resolves when `signal` fires or `emit` says `'stop'`.
  */
 export async function follow(run: StreamRun): Promise<void> {
   let delay: number = BACKOFF.initialMs;
   let connected = false;
+  let waiting = waitingNote(run);
   while (!run.signal.aborted) {
     let delivered = false;
     let why: string;
     try {
       const frames = await connect(run);
       connected = true;
+      waiting = waitingNote(run);
       for await (const frame of frames) {
         delivered = true;
         const found = lineOf(run, frame);
@@ -136,6 +175,12 @@ export async function follow(run: StreamRun): Promise<void> {
     } catch (err) {
       if (run.signal.aborted) return;
       if (err instanceof CliError) throw err;
+      if (noProviders(err) && !run.giveUpOn?.(err)) {
+        // The position is kept: the first city's events are replayed from its seq 1 once it joins.
+        waiting(err);
+        if (!(await pause(PROVIDER_POLL_MS, run.signal))) return;
+        continue;
+      }
       if (err instanceof ApiError && (!connected || !retryable(err) || run.giveUpOn?.(err))) throw err;
       if (delivered) delay = BACKOFF.initialMs;
       why = delivered
@@ -143,11 +188,7 @@ export async function follow(run: StreamRun): Promise<void> {
         : `connect failed, retrying in ${delay / 1000}s: ${errorText(err)}`;
     }
     run.warn(why);
-    try {
-      await sleep(delay, undefined, { signal: run.signal });
-    } catch {
-      return;
-    }
+    if (!(await pause(delay, run.signal))) return;
     delay = Math.min(delay * 2, BACKOFF.maxMs);
   }
 }
