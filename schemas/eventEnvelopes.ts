@@ -111,7 +111,11 @@ function customVariant(tagged: boolean): NamedSchema {
         type: Type.Unsafe<string>({
           type: 'string',
           not: { enum: REGISTERED_EVENT_TYPES },
-          description: 'Any type that is not registered.',
+          // Said here because generated clients show it: a discriminator has no "any other value" entry, so
+          // openapi-typescript types this as the variant's name, which keeps `switch (e.type)` narrowing.
+          description:
+            'Any type that is not registered. Client generators that follow the discriminator (openapi-typescript) ' +
+            `type it as the placeholder "${id}"; compare custom types as plain strings.`,
         }),
         payload: Type.Unknown({ description: 'Any JSON, passed through as recorded (`{}` when absent).' }),
         ...(tagged ? { city: cityField() } : {}),
@@ -153,21 +157,18 @@ export const TypedTaggedEventStreamEnvelope = supervisor.schema;
 /** The 70 variants of each typed union (components of their own, referenced from the unions). */
 export const TYPED_VARIANTS: readonly NamedSchema[] = [...city.variants, ...supervisor.variants];
 
-export const WireEvent = named(
-  Type.Unsafe<TypedEventStreamEnvelope>({
-    $id: 'WireEvent',
-    title: 'WireEvent',
-    description: 'A city event as the city event list returns it (alias of TypedEventStreamEnvelope).',
-    allOf: [Type.Ref('TypedEventStreamEnvelope')],
-  }),
-);
+/*
+ * The list item names (spec 2.5) are plain aliases of the typed unions: a bare `$ref`. An `allOf: [$ref]`
+ * wrapper reads to client generators as a subtype of the discriminated union: openapi-typescript then pins
+ * `type` to the alias's own name ("WireEvent") and loses the per-type payloads. (@fastify/swagger drops any
+ * annotation beside a `$ref`, so the aliases carry none.)
+ */
+const alias = <T>(id: string, target: string) => named(Type.Unsafe<T>({ $id: id, $ref: target }));
 
-export const WireTaggedEvent = named(
-  Type.Unsafe<TypedTaggedEventStreamEnvelope>({
-    $id: 'WireTaggedEvent',
-    title: 'WireTaggedEvent',
-    description:
-      'A supervisor event as the supervisor event list returns it (alias of TypedTaggedEventStreamEnvelope).',
-    allOf: [Type.Ref('TypedTaggedEventStreamEnvelope')],
-  }),
+/** A city event as the city event list returns it: TypedEventStreamEnvelope. */
+export const WireEvent = alias<TypedEventStreamEnvelope>('WireEvent', 'TypedEventStreamEnvelope');
+/** A supervisor event as the supervisor event list returns it: TypedTaggedEventStreamEnvelope. */
+export const WireTaggedEvent = alias<TypedTaggedEventStreamEnvelope>(
+  'WireTaggedEvent',
+  'TypedTaggedEventStreamEnvelope',
 );
