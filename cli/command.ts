@@ -2,6 +2,7 @@ import { Command } from '@oclif/core/command';
 import { ApiError, TransportError } from './api.ts';
 import { CliError, errorText } from './errors.ts';
 import { writeLine } from './jsonl.ts';
+import { isUsageError, usageText } from './usageError.ts';
 
 /** Exit statuses this CLI uses on purpose. */
 export const EXIT = { ok: 0, failure: 1 } as const;
@@ -35,7 +36,7 @@ export abstract class GcCommand extends Command {
       process.exitCode = err.oclif?.exit ?? 0;
       return;
     }
-    this.note(failureText(err));
+    this.note(isUsageError(err) ? usageText(err, this.label) : failureText(err));
     process.exitCode = err instanceof CliError ? err.exitCode : EXIT.failure;
   }
 }

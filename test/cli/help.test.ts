@@ -32,3 +32,35 @@ t.test('--version, and an unknown command is one line with exit 1', async (t) =>
   const u = await runGc(['frobnicate', 'now']);
   t.same([u.code, u.stdout, u.stderr], [1, '', 'gc: unknown command "frobnicate now"; see "gc --help"\n']);
 });
+
+t.test('a usage error names what is wrong and points to the command help, on one line', async (t) => {
+  const withArgs = Object.entries(COMMANDS).filter(([, cmd]) =>
+    Object.values(cmd.args ?? {}).some((a) => a.required),
+  );
+  t.ok(withArgs.length >= 2, 'city create and city unregister take a required argument');
+  for (const [id, cmd] of withArgs) {
+    const name = id.replaceAll(':', ' ');
+    const required = Object.entries(cmd.args ?? {}).filter(([, a]) => a.required);
+    const r = await runGc(id.split(':'));
+    t.same(
+      [r.code, r.stdout, r.stderr],
+      [
+        1,
+        '',
+        `gc ${name}: missing required argument ${required.map(([k]) => `<${k}>`).join(' ')}; see "gc ${name} --help"\n`,
+      ],
+      id,
+    );
+  }
+  const badFlag = await runGc(['events', '--after', 'x']);
+  t.same(
+    [badFlag.code, badFlag.stdout, badFlag.stderr],
+    [1, '', 'gc events: --after: Expected an integer but received: x; see "gc events --help"\n'],
+    'a flag value that does not parse says why',
+  );
+  const unknownFlag = await runGc(['cities', '--bogus']);
+  t.same(
+    [unknownFlag.code, unknownFlag.stdout, unknownFlag.stderr],
+    [1, '', 'gc cities: Nonexistent flag: --bogus; see "gc cities --help"\n'],
+  );
+});
