@@ -13,9 +13,13 @@ interface ParseFailure {
   args?: { name?: string }[];
 }
 
-/** Whether `err` is one of oclif's argument/flag parse errors (they all end with the "more help" line). */
+/**
+ * Whether `err` is one of oclif's argument/flag parse errors: most end with the "more help" line; a few
+ * tokenizer errors (`Flag --city expects a value`) are plain one-liners about a flag.
+ */
 export function isUsageError(err: unknown): err is ParseFailure {
-  return err instanceof Error && err.message.trimEnd().endsWith(MORE_HELP);
+  if (!(err instanceof Error)) return false;
+  return err.message.trimEnd().endsWith(MORE_HELP) || /^(Flag --\S+ |Unexpected flag )/.test(err.message);
 }
 
 /**

@@ -63,4 +63,9 @@ t.test('a usage error names what is wrong and points to the command help, on one
     [unknownFlag.code, unknownFlag.stdout, unknownFlag.stderr],
     [1, '', 'gc cities: Nonexistent flag: --bogus; see "gc cities --help"\n'],
   );
+  const noValue = await runGc(['events', '--city']);
+  t.same(
+    [noValue.code, noValue.stdout, noValue.stderr],
+    [1, '', 'gc events: Flag --city expects a value; see "gc events --help"\n'],
+  );
 });
