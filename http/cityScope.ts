@@ -1,5 +1,6 @@
 import { NotFoundError } from '../actors/errors.ts';
 import type { LiveCity } from '../actors/liveCities.ts';
+import type { CityDetailView } from '../actors/supervisorApi.ts';
 import type { AppDeps } from './deps.ts';
 
 /**
@@ -10,4 +11,23 @@ export function runningCity(deps: Pick<AppDeps, 'cities'>, cityName: string): Li
   const city = deps.cities.running(cityName);
   if (!city) throw new NotFoundError(`city not found or not running: ${cityName}`);
   return city;
+}
+
+/** How the per-city routes document their 404. */
+export const NOT_RUNNING =
+  'Answers 404 `not_found: city not found or not running: <cityName>` while the city is not running.';
+
+/**
+ * A running city's detail view (name, path, uptime, …).
+ * @throws NotFoundError (404 `not_found: city not found or not running: <name>`) while it is not running.
+ */
+export function runningCityDetail(
+  deps: Pick<AppDeps, 'cities' | 'supervisor'>,
+  name: string,
+): CityDetailView {
+  runningCity(deps, name);
+  const view = deps.supervisor.cityDetail(name);
+  // Stopped between the two reads: the same 404 runningCity gives.
+  if (!view) throw new NotFoundError(`city not found or not running: ${name}`);
+  return view;
 }

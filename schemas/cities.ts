@@ -123,7 +123,10 @@ export const OKResponseBody = Type.Object(
 const count = (fields: string[]) =>
   Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Integer()])), { additionalProperties: false });
 
-/** Upstream StatusBody: the fields it requires (agent, rig, work and mail counts are zero until those families exist). */
+/**
+ * Upstream StatusBody: the fields it requires, and its `partial` flags. Work and mail counts come from the
+ * city's bead store; agent and rig counts are zero until those families exist.
+ */
 export const StatusBody = Type.Object(
   {
     name: Type.String(),
@@ -138,8 +141,27 @@ export const StatusBody = Type.Object(
     work: count(['in_progress', 'ready', 'open']),
     mail: count(['unread', 'total']),
     version: Type.Optional(Type.String()),
+    partial: Type.Optional(
+      Type.Boolean({ description: 'True when one or more status backing reads returned incomplete data.' }),
+    ),
+    partial_errors: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Human-readable errors from incomplete status backing reads.',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'StatusBody' },
+);
+
+/** Upstream HealthOutputBody: the health of one running city. */
+export const HealthOutputBody = Type.Object(
+  {
+    status: Type.String({ description: 'Health status.', examples: ['ok'] }),
+    version: Type.Optional(Type.String({ description: 'Server version.' })),
+    city: Type.Optional(Type.String({ description: 'City name.' })),
+    uptime_sec: Type.Integer({ description: "Seconds since the city's controller started." }),
+  },
+  { additionalProperties: false, title: 'HealthOutputBody' },
 );
 
 /** Query of GET …/status: upstream's blocking-query parameters. */

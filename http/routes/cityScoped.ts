@@ -1,14 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError, NotFoundError } from '../../actors/errors.ts';
+import { BadRequestError } from '../../actors/errors.ts';
 import {
   CityGetResponse,
   CityNameParams,
   CityPatchInputBody,
   MutationHeaders,
   OKResponseBody,
-  StatusBody,
-  StatusQuery,
 } from '../../schemas/cities.ts';
 import {
   ProviderReadinessQuery,
@@ -16,27 +14,15 @@ import {
   ReadinessQuery,
   ReadinessResponse,
 } from '../../schemas/readiness.ts';
-import { MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
-import { runningCity } from '../cityScope.ts';
+import { NOT_RUNNING, runningCity, runningCityDetail } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
-const NOT_RUNNING =
-  'Answers 404 `not_found: city not found or not running: <cityName>` while the city is not running.';
-
 /**
- * The typed routes of one city that the supervisor itself serves: detail, status, readiness, stop, and
- * suspend/resume. Each answers 404 while the city is not running.
+ * The typed routes of one city that the supervisor itself serves: detail, readiness, stop, and
+ * suspend/resume (status and health are in cityStatus.ts). Each answers 404 while the city is not running.
  */
 export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-
-  const detail = (name: string) => {
-    runningCity(deps, name);
-    const view = deps.supervisor.cityDetail(name);
-    // Stopped between the two reads: the same 404 runningCity gives.
-    if (!view) throw new NotFoundError(`city not found or not running: ${name}`);
-    return view;
-  };
 
   app.get(
     '/v0/city/:cityName',
@@ -50,7 +36,7 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
         response: { 200: CityGetResponse },
       },
     },
-    async (request) => detail(request.params.cityName),
+    async (request) => runningCityDetail(deps, request.params.cityName),
   );
 
   app.patch(
@@ -94,43 +80,6 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       runningCity(deps, request.params.cityName);
       await deps.supervisor.stopCity(request.params.cityName);
       return { status: 'ok' };
-    },
-  );
-
-  app.get(
-    '/v0/city/:cityName/status',
-    {
-      schema: {
-        operationId: 'get-v0-city-by-city-name-status',
-        summary: 'City status',
-        description: `With \`index\`, waits (up to \`wait\`, default 30s, max 2m) until the city log's head passes it. The X-GC-Index header carries the head. ${NOT_RUNNING}`,
-        tags: ['cities'],
-        params: CityNameParams,
-        querystring: StatusQuery,
-        response: { 200: StatusBody },
-      },
-    },
-    async (request, reply) => {
-      const { cityName } = request.params;
-      const city = runningCity(deps, cityName);
-      const blocking = parseBlockingQuery(request.query, MAX_WAIT_MS);
-      if (blocking) await waitForJournal(reply, city.journal, blocking);
-      const view = detail(cityName);
-      reply.header('X-GC-Index', String(await city.journal.head()));
-      return {
-        name: view.name,
-        path: view.path,
-        uptime_sec: view.uptime_sec,
-        suspended: view.suspended,
-        agent_count: view.agent_count,
-        rig_count: view.rig_count,
-        running: 0,
-        agents: { total: view.agent_count, running: 0, suspended: 0, quarantined: 0 },
-        rigs: { total: 0, suspended: 0 },
-        work: { in_progress: 0, ready: 0, open: 0 },
-        mail: { unread: 0, total: 0 },
-        ...(view.version ? { version: view.version } : {}),
-      };
     },
   );
 
