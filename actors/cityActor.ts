@@ -12,6 +12,7 @@ import {
 export type { CityState };
 import type { CityConfig } from './cityConfig.ts';
 import type { CityService } from './cityServices.ts';
+import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { JournaledActor } from './journaledActor.ts';
 import { LogAppender } from './logAppender.ts';
@@ -39,21 +40,24 @@ export class CityActor {
 
   /**
    * Opens the city's log through `backend` and replays it. `wake` is the machine's effect slot: called
-   * after a committed transition that leaves work for the reconciler.
+   * after a committed transition that leaves work for the reconciler. `clock` stamps what the machine
+   * records, after every recorded `ts`.
    * Effects: opens (creating) the log; reads all of it. Throws what the backend throws.
    */
   static async open(
     backend: JournalBackend,
     entry: { name: string; path: string },
     wake: () => void,
+    clock?: EventClock,
   ): Promise<CityActor> {
     const journal = await backend.open({ name: entry.name, file: cityLogFile(entry.path) });
     const machine = cityMachine.provide({ actions: { wake: () => wake() } });
     const [initial] = initialTransition(machine, { name: entry.name, path: entry.path });
     const events = await journal.list();
+    for (const event of events) clock?.observe(event.ts);
     const head = events.length > 0 ? events[events.length - 1]!.seq : await journal.head();
     let city: CityActor | undefined = undefined;
-    const appender = new LogAppender(journal, head, (missed) => city?.fold(missed));
+    const appender = new LogAppender(journal, head, (missed) => city?.fold(missed), clock);
     city = new CityActor(new JournaledActor(machine, initial, appender), journal);
     city.fold(events);
     return city;

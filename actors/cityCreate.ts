@@ -3,6 +3,8 @@ import type { CityActor } from './cityActor.ts';
 import { isInitialized, resolveCityDir, scaffoldCity, type Scaffold } from './cityScaffold.ts';
 import { ConflictError, InternalError, isGcError, UnavailableError, ValidationError } from './errors.ts';
 import { isBuiltinProvider, normalizeBootstrapProfile } from './providers.ts';
+import { CITY_INIT_FAILED } from './reconcile.ts';
+import { stepRunner } from './scaffoldSteps.ts';
 import type { AsyncAccepted, CreateCityInput } from './supervisorApi.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
 
@@ -75,17 +77,22 @@ async function checkHost(core: SupervisorCore, provider: string | undefined): Pr
 
 /**
  * `POST /v0/city`: validates, scaffolds the directory, registers the city, creates and opens its log,
- * records `city.created` in it and `request.accepted` in the supervisor's, attaches the city to LiveCities (running=false)
- * and answers; the reconciler (poked at once) starts the city and records the terminal event.
- * The cursor is captured before any of that work. A failure before acceptance undoes everything done.
- * @throws ValidationError 422, ConflictError 409, UnavailableError 503, or the journal's/file system's
- *   error (500) after rolling back.
+ * records `request.accepted` in the supervisor's log and then `city.created` in the city's (an operation's
+ * events are recorded, and stamped, in its order), attaches the city to LiveCities (running=false) and
+ * answers; the reconciler (poked at once) starts the city and records the terminal event.
+ * The cursor is captured before any of that work. Every file system step runs under the scaffold deadline
+ * (`core.scaffold`). A failure before acceptance undoes everything done; one after it (the city's log
+ * refuses `city.created`) also fails the accepted request, so it still gets exactly one terminal event.
+ * @throws ValidationError 422, ConflictError 409, UnavailableError 503 (a dependency, the journal, a full
+ *   disk, a step past its deadline), or the file system's error (500) after rolling back.
  */
 export async function createCity(core: SupervisorCore, input: CreateCityInput): Promise<AsyncAccepted> {
   if (!core.log.running) throw new UnavailableError('supervisor is stopping', 'unavailable');
   const { provider, startCommand, profile } = validateCreate(input);
   const home = core.readiness.host.home;
-  const { path, name } = await resolveCityDir(input.dir, home);
+  const resolving = stepRunner(input.dir, core.scaffold);
+  const { path, name } = await resolving('resolve dir', () => resolveCityDir(input.dir, home));
+  const step = stepRunner(path, core.scaffold);
 
   // Claimed synchronously with the check, so two concurrent creates of one path cannot both proceed.
   const claim = core.claims.get(path);
@@ -100,10 +107,11 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
   }
   core.claims.set(path, 'create');
   let scaffold: Scaffold | undefined;
-  let registered = false;
+  let registering = false;
   let city: CityActor | undefined;
+  let request_id: string | undefined;
   try {
-    if ((await isInitialized(path)) || core.registry.byPath(path)) {
+    if ((await step('check dir', () => isInitialized(path))) || core.registry.byPath(path)) {
       throw new ConflictError(`city already initialized at ${path}`);
     }
     if (
@@ -116,25 +124,31 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
     await checkHost(core, provider);
 
     const event_cursor = await captureCursor(core.live.logs());
-    scaffold = await scaffoldCity(path, name, { provider, startCommand, bootstrapProfile: profile });
-    await core.registry.add({ name, path });
-    registered = true;
+    scaffold = await scaffoldCity(path, name, { provider, startCommand, bootstrapProfile: profile }, step);
+    registering = true;
+    await step('write registry', () => core.registry.add({ name, path }));
     await scaffold.createLog();
     city = await core.openCity({ name, path });
+    const id = core.newRequestId();
+    await core.log.accept({ request_id: id, operation: 'city.create', name, path });
+    request_id = id;
     await city.send({ type: 'REGISTER' });
-    const request_id = core.newRequestId();
-    await core.log.accept({ request_id, operation: 'city.create', name, path });
 
     core.cities.set(name, city);
     core.attach(city);
     return { request_id, event_cursor };
   } catch (err) {
-    if (registered) await core.registry.remove(name).catch(() => undefined);
+    const message = `creating city at ${path}: ${(err as Error).message}`;
+    // Best effort: when the supervisor's log refuses this too, the reconciler fails the request later
+    // (it finds no city of that name).
+    if (request_id !== undefined)
+      await core.log.fail(request_id, CITY_INIT_FAILED, message).catch(() => undefined);
+    // Queued even after a registry write that overran: the registry applies its changes in order.
+    if (registering) await step('undo', () => core.registry.remove(name)).catch(() => undefined);
     // The log is closed before its file goes, so a retried create opens a new one, never this one.
     await city?.journal.close().catch(() => undefined);
     await scaffold?.rollback().catch(() => undefined);
     if (isGcError(err)) throw err;
-    const message = `creating city at ${path}: ${(err as Error).message}`;
     // A full or read-only disk is an outage to retry after, not a bug: 503 like the journal's own appends.
     throw DISK_UNAVAILABLE.has((err as NodeJS.ErrnoException).code ?? '')
       ? new UnavailableError(message, 'unavailable', { cause: err })

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSeqConflict } from './errors.ts';
+import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalEvent } from './journal/journal.ts';
 import type { RecordEvent } from '../machines/recorded.ts';
 
@@ -30,11 +31,13 @@ export class LogAppender {
    * @param head the seq the log's actors were folded up to.
    * @param catchUp folds events this process did not decide (another writer's, or our own after a partial
    *   failure) into the log's actors.
+   * @param clock stamps each record's `ts` as it is appended (absent: the journal stamps it).
    */
   constructor(
     readonly journal: Journal,
     head: number,
     private readonly catchUp: (events: JournalEvent[]) => void,
+    private readonly clock?: EventClock,
   ) {
     this.#head = head;
   }
@@ -63,7 +66,11 @@ export class LogAppender {
       try {
         for (const record of decision.records) {
           const options = { expectedSeq: this.#head, ...(record.msgId ? { msgId: record.msgId } : {}) };
-          const event = await this.journal.append(record.draft, options);
+          const draft =
+            this.clock && record.draft.ts === undefined
+              ? { ...record.draft, ts: this.clock.next() }
+              : record.draft;
+          const event = await this.journal.append(draft, options);
           // A deduplicated retry answers the earlier event: the head never moves backwards.
           this.#head = Math.max(this.#head, event.seq);
           written.push(event);

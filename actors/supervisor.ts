@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { CityActor } from './cityActor.ts';
 import { createCity } from './cityCreate.ts';
 import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
+import { EventClock } from './eventClock.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import { unregisterCity } from './cityUnregister.ts';
 import type { SupervisorConfig } from './config.ts';
@@ -16,6 +17,11 @@ import { Readiness } from './readiness.ts';
 import { reconcilePass } from './reconcile.ts';
 import { Reconciler } from './reconciler.ts';
 import { CityRegistry } from './registry.ts';
+import {
+  DEFAULT_SCAFFOLD_STEP_TIMEOUT_MS,
+  type ScaffoldDeadline,
+  type ScaffoldStep,
+} from './scaffoldSteps.ts';
 import {
   SUPERVISOR_VERSION,
   type AsyncAccepted,
@@ -36,7 +42,12 @@ export interface SupervisorOptions {
   /** Executables a create needs on the host (default `HARD_DEPENDENCIES`). */
   hardDependencies?: readonly string[];
   newRequestId?: () => string;
+  /** The wall clock (also of event timestamps, which never go backwards even when it does). */
   now?: () => Date;
+  /** How long one file system step of a create may take before the create fails with 503 (default 10 s). */
+  scaffoldStepTimeoutMs?: number;
+  /** Test seam: awaited inside each scaffold step's deadline before its work (a test hangs a step here). */
+  beforeScaffoldStep?: (step: ScaffoldStep) => Promise<void> | undefined;
   /** How long `stopCity` waits for the controller to stop, and `close` for city jobs (default 10 s). */
   stopTimeoutMs?: number;
 }
@@ -64,6 +75,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   readonly hardDependencies: readonly string[];
   readonly newRequestId: () => string;
   readonly now: () => Date;
+  readonly scaffold: ScaffoldDeadline;
   readonly #reconciler: Reconciler;
   readonly #stopTimeoutMs: number;
   #closing: Promise<void> | undefined;
@@ -73,9 +85,14 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     readonly backend: JournalBackend,
     readonly registry: CityRegistry,
     readonly log: SupervisorLog,
+    readonly clock: EventClock,
     options: SupervisorOptions,
   ) {
     this.now = options.now ?? (() => new Date());
+    this.scaffold = {
+      stepTimeoutMs: options.scaffoldStepTimeoutMs ?? DEFAULT_SCAFFOLD_STEP_TIMEOUT_MS,
+      ...(options.beforeScaffoldStep ? { beforeStep: options.beforeScaffoldStep } : {}),
+    };
     this.startedAt = this.now();
     this.newRequestId = options.newRequestId ?? newAsyncRequestId;
     this.readiness = new Readiness(options.host ?? systemHostProbe(), () => this.now().getTime());
@@ -99,9 +116,10 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     options: SupervisorOptions = {},
   ): Promise<Supervisor> {
     await mkdir(config.home, { recursive: true });
-    const log = await SupervisorLog.open(backend, config.home);
+    const clock = new EventClock(options.now);
+    const log = await SupervisorLog.open(backend, config.home, clock);
     const registry = await CityRegistry.load(config.home);
-    const sup = new Supervisor(config, backend, registry, log, options);
+    const sup = new Supervisor(config, backend, registry, log, clock, options);
     for (const entry of registry.list()) {
       if (!existsSync(entry.path)) {
         process.stderr.write(
@@ -122,7 +140,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   }
 
   async openCity(entry: { name: string; path: string }): Promise<CityActor> {
-    const city = await CityActor.open(this.backend, entry, () => this.wake());
+    const city = await CityActor.open(this.backend, entry, () => this.wake(), this.clock);
     city.actor.onChange(() => {
       if (
         this.live.get(city.name)?.journal === city.journal &&

@@ -1,10 +1,12 @@
 import type { SupervisorConfig } from './config.ts';
 import type { CityActor } from './cityActor.ts';
 import type { CityServiceFactory } from './cityServices.ts';
+import type { EventClock } from './eventClock.ts';
 import type { JournalBackend } from './journal/journal.ts';
 import type { LiveCities } from './liveCities.ts';
 import type { Readiness } from './readiness.ts';
 import type { CityRegistry } from './registry.ts';
+import type { ScaffoldDeadline } from './scaffoldSteps.ts';
 import type { SupervisorLog } from './supervisorLog.ts';
 
 /** Which operation holds a city path before its request is durable (what a 409 says is in progress). */
@@ -29,6 +31,10 @@ export interface SupervisorCore {
   readonly jobs: Map<string, Promise<void>>;
   readonly services: readonly CityServiceFactory[];
   readonly hardDependencies: readonly string[];
+  /** The deadline of each file system step of a create. */
+  readonly scaffold: ScaffoldDeadline;
+  /** Stamps every event the supervisor's and the cities' machines record (one operation, one clock). */
+  readonly clock: EventClock;
   newRequestId(): string;
   now(): Date;
   /** Asks the reconciler for a pass now. */

@@ -14,6 +14,7 @@ import {
   supervisorMachine,
   type PreviousExit,
 } from '../machines/supervisor.machine.ts';
+import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { SUPERVISOR_LOG } from './journal/journal.ts';
 import { JournaledActor } from './journaledActor.ts';
@@ -37,15 +38,16 @@ export class SupervisorLog {
   private constructor(readonly journal: Journal) {}
 
   /**
-   * Opens and replays the supervisor log. Effects: opens (creating) the log and reads all of it.
-   * Throws what the backend throws.
+   * Opens and replays the supervisor log; `clock` stamps what it records from then on, after every
+   * recorded `ts`. Effects: opens (creating) the log and reads all of it. Throws what the backend throws.
    */
-  static async open(backend: JournalBackend, home: string): Promise<SupervisorLog> {
+  static async open(backend: JournalBackend, home: string, clock?: EventClock): Promise<SupervisorLog> {
     const journal = await backend.open({ name: SUPERVISOR_LOG, file: supervisorLogFile(home) });
     const log = new SupervisorLog(journal);
     const events = await journal.list();
+    for (const event of events) clock?.observe(event.ts);
     const head = events.length > 0 ? events[events.length - 1]!.seq : await journal.head();
-    log.#appender = new LogAppender(journal, head, (missed) => log.fold(missed));
+    log.#appender = new LogAppender(journal, head, (missed) => log.fold(missed), clock);
     log.#supervisor = new JournaledActor(
       supervisorMachine,
       initialTransition(supervisorMachine)[0],
