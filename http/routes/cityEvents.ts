@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
 import { QueryInteger } from '../../schemas/queryInteger.ts';
+import { includeQueryParameter } from '../../schemas/eventInclude.ts';
 import type { EventEmitRequest } from '../../schemas/eventBodies.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import { EVENT_LIST_MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
@@ -10,6 +12,7 @@ import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 import { listCityEvents } from '../events/cityList.ts';
 import { cityResume } from '../events/resume.ts';
+import { servedEvents } from '../events/visibility.ts';
 import { openEventStream } from '../sse/open.ts';
 import { streamRegistry } from '../sse/registry.ts';
 import { runCityStream } from '../sse/cityStream.ts';
@@ -27,6 +30,7 @@ const ListQuery = Type.Object({
   actor: Type.Optional(Type.String({ description: 'Only this actor.' })),
   since: Type.Optional(Type.String({ description: 'Only events within this Go duration (e.g. 5m).' })),
   after_seq: Type.Optional(QueryInteger('Only events after this seq.')),
+  ...includeQueryParameter(),
 });
 
 const StreamQuery = Type.Object({
@@ -35,6 +39,7 @@ const StreamQuery = Type.Object({
       description: 'Resume after this seq (when Last-Event-ID is absent); omit both for the head.',
     }),
   ),
+  ...includeQueryParameter(),
 });
 
 const StreamHeaders = Type.Object({
@@ -68,10 +73,12 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request, reply) => {
       const { journal } = runningCity(deps, request.params.cityName);
-      const { index, wait, ...query } = request.query;
+      const { index, wait, include, ...query } = request.query;
       const blocking = parseBlockingQuery({ index, wait }, EVENT_LIST_MAX_WAIT_MS);
       if (blocking) await waitForJournal(reply, journal, blocking);
-      const { body, head } = await listCityEvents(journal, query);
+      const served = servedEvents(include);
+      const keep = (event: JournalEvent): boolean => served(journal.name, event);
+      const { body, head } = await listCityEvents(journal, { ...query, keep });
       return reply.header('X-GC-Index', String(head)).send(body);
     },
   );
@@ -146,8 +153,13 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
         }
       });
       writer.onClose(unlisten);
-      void runCityStream(city.journal, afterSeq, writer, (err) =>
-        request.log.warn({ err, city: city.name }, 'city event stream failed'),
+      const served = servedEvents(request.query.include);
+      void runCityStream(
+        city.journal,
+        afterSeq,
+        writer,
+        (err) => request.log.warn({ err, city: city.name }, 'city event stream failed'),
+        (event) => served(city.journal.name, event),
       );
       return reply;
     },

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { headPositionsWithin, parseCursor } from '../../actors/cursor.ts';
 import { UnavailableError } from '../../actors/errors.ts';
+import { includeQueryParameter } from '../../schemas/eventInclude.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import { QueryInteger } from '../../schemas/queryInteger.ts';
 import type { AppDeps } from '../deps.ts';
 import { supervisorResume } from '../events/resume.ts';
 import { listSupervisorEvents } from '../events/supervisorList.ts';
+import { servedEvents } from '../events/visibility.ts';
 import { openEventStream } from '../sse/open.ts';
 import { streamRegistry } from '../sse/registry.ts';
 import { SupervisorStream } from '../sse/supervisorStream.ts';
@@ -21,6 +23,7 @@ const ListQuery = Type.Object({
   since: Type.Optional(Type.String({ description: 'Only events within this Go duration (e.g. 5m).' })),
   limit: Type.Optional(QueryInteger('Keep only the newest N; 0 = all.')),
   after_cursor: Type.Optional(Type.String({ description: 'Only events after this composite cursor.' })),
+  ...includeQueryParameter(),
 });
 
 const StreamQuery = Type.Object({
@@ -30,6 +33,7 @@ const StreamQuery = Type.Object({
         'Resume after this composite cursor (when Last-Event-ID is absent); omit both for the head.',
     }),
   ),
+  ...includeQueryParameter(),
 });
 
 const StreamHeaders = Type.Object({
@@ -59,9 +63,13 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
       serializerCompiler: jsonSerializer,
     },
     async (request) => {
-      const { after_cursor: afterCursor, ...query } = request.query;
+      const { after_cursor: afterCursor, include, ...query } = request.query;
       const after = afterCursor?.trim() ? parseCursor(afterCursor.trim(), 'after_cursor') : undefined;
-      return listSupervisorEvents(deps.cities.logs(), { ...query, ...(after ? { after } : {}) });
+      return listSupervisorEvents(deps.cities.logs(), {
+        ...query,
+        ...(after ? { after } : {}),
+        served: servedEvents(include),
+      });
     },
   );
 
@@ -114,6 +122,7 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
         writer,
         start: resume ?? head?.positions ?? new Map<string, number>(),
         ...(head ? { pendingHeads: head.pending } : {}),
+        served: servedEvents(request.query.include),
         onError: (log, err) => request.log.warn({ err, log }, 'supervisor stream: log failed; retrying'),
       }).start();
       return reply;

@@ -10,7 +10,8 @@ const render = (event: JournalEvent): string => JSON.stringify(toWireEvent(event
 /**
  * Streams one city log into `writer` as `event: event` frames whose `id:` is the seq, starting after
  * `afterSeq`, until the writer closes (client gone, slow reader, shutdown) or the log ends or fails; then it
- * ends the response so the client reconnects with its Last-Event-ID. Never throws.
+ * ends the response so the client reconnects with its Last-Event-ID. Events `keep` refuses get no frame;
+ * the next frame's id (its seq) is past them, so a resume never brings them back. Never throws.
  *
  * Effects: holds one journal subscription, released before the returned promise settles.
  */
@@ -19,6 +20,7 @@ export async function runCityStream(
   afterSeq: number,
   writer: SseWriter,
   onError: (err: unknown) => void = () => {},
+  keep: (event: JournalEvent) => boolean = () => true,
 ): Promise<void> {
   let sub;
   try {
@@ -26,6 +28,7 @@ export async function runCityStream(
     const opened = sub;
     writer.onClose(() => void closeQuietly(opened));
     for await (const event of sub) {
+      if (!keep(event)) continue;
       await writer.ready();
       if (writer.closed) break;
       writer.send('event', frames.data(journal, '', event, render), String(event.seq));

@@ -4,6 +4,7 @@ import type { LiveCities } from '../../actors/liveCities.ts';
 import { closeQuietly } from '../events/closeQuietly.ts';
 import { FrameCache } from '../events/frameCache.ts';
 import { toTaggedWireEvent } from '../events/wire.ts';
+import type { EventFilter } from '../events/visibility.ts';
 import { CursorTracker } from './cursorTracker.ts';
 import type { SseWriter } from './writer.ts';
 
@@ -17,6 +18,8 @@ export interface SupervisorStreamOptions {
    * read failed or was too slow at connect time. Each reads its head when it can, without holding the others.
    */
   pendingHeads?: ReadonlySet<string>;
+  /** Only the events it serves get a frame (default: all); the others still move the cursor. */
+  served?: EventFilter;
   /** Told when a log's subscription fails; the stream keeps going and retries that log. */
   onError?: (log: string, err: unknown) => void;
   /** Backoff between retries of a failing log (default 250 ms doubling to 10 s). */
@@ -39,7 +42,9 @@ interface Pump {
  * The merged supervisor stream: `__supervisor__` and every city log in `cities`, each read by its own pump
  * into one writer as `event: tagged_event` frames whose `id:` is the whole composite cursor after that
  * event. Cities that attach while the stream is open join it (from the cursor's position, else from seq 0);
- * cities that detach stop being read but keep their pair in the cursor, so a later resume is exact.
+ * cities that detach stop being read but keep their pair in the cursor, so a later resume is exact. An
+ * event that is not served gets no frame but still advances its log's pair, so the next frame's id is past
+ * it and no resume ever brings it back (nor skips a served one).
  *
  * Effects: subscribes to journals and to `cities.onChange`; `close()` (also run when the writer closes)
  * releases every subscription, timer and listener.
@@ -49,6 +54,7 @@ export class SupervisorStream {
   readonly #writer: SseWriter;
   readonly #tracker: CursorTracker;
   readonly #pumps = new Map<string, Pump>();
+  readonly #served: EventFilter;
   readonly #onError: (log: string, err: unknown) => void;
   readonly #retryMin: number;
   readonly #retryMax: number;
@@ -61,6 +67,7 @@ export class SupervisorStream {
     this.#writer = options.writer;
     this.#tracker = new CursorTracker(options.start);
     this.#pendingHeads = new Set(options.pendingHeads);
+    this.#served = options.served ?? (() => true);
     this.#onError = options.onError ?? (() => {});
     this.#retryMin = options.retryMinMs ?? 250;
     this.#retryMax = options.retryMaxMs ?? 10_000;
@@ -131,6 +138,11 @@ export class SupervisorStream {
         for await (const event of sub) {
           // A retried subscription may overlap what was already sent; the cursor says what that was.
           if (event.seq <= (this.#tracker.get(name) ?? 0)) continue;
+          if (!this.#served(name, event)) {
+            if (pump.stopped) break;
+            this.#tracker.set(name, event.seq);
+            continue;
+          }
           await this.#writer.ready();
           if (pump.stopped) break;
           this.#tracker.set(name, event.seq);

@@ -49,7 +49,8 @@ t.test('a NATS restart under load: each write lands once or is refused with a 50
     await sleep(50);
   }
 
-  const supStream = new Follower(() => sup.url, '/v0/events/stream?after_cursor=0');
+  // Every frame of every log, bookkeeping included: checkStream wants each log's events 1..k, gap-free.
+  const supStream = new Follower(() => sup.url, '/v0/events/stream?after_cursor=0&include=internal');
   const cityStreams = CORE.map(
     (name) => new Follower(() => sup.url, `/v0/city/${name}/events/stream?after_seq=0`),
   );

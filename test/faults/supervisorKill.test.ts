@@ -62,7 +62,8 @@ t.test(
         : `bead writes answer ${probe.status} (${probe.body?.detail}): they count as refused writes`,
     );
 
-    const supStream = new Follower(() => sup.url, '/v0/events/stream?after_cursor=0');
+    // Every frame of every log, bookkeeping included: checkStream wants each log's events 1..k, gap-free.
+    const supStream = new Follower(() => sup.url, '/v0/events/stream?after_cursor=0&include=internal');
     const cityStreams = CORE.map(
       (name) => new Follower(() => sup.url, `/v0/city/${name}/events/stream?after_seq=0`),
     );
