@@ -15,9 +15,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-RUN mkdir -p /data/gc && chown -R node:node /data
+# /cities is the cities' root (docker-compose.yml mounts a named volume there): a city created elsewhere
+# in the container lives in its writable layer and is lost with it.
+RUN mkdir -p /data/gc /cities && chown -R node:node /data /cities
 USER node
-VOLUME ["/data/gc"]
+VOLUME ["/data/gc", "/cities"]
 EXPOSE 8372
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=12 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8372/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

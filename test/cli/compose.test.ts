@@ -49,6 +49,26 @@ t.test(
 );
 
 t.test(
+  'the cities live on a named volume at /cities, apart from GC_HOME, and the image owns it',
+  async (t) => {
+    const mounts = (sup.volumes ?? []).map((v) => v.split(':'));
+    const cities = mounts.find(([, target]) => target === '/cities');
+    t.ok(cities, '/cities is mounted');
+    t.notMatch(cities![0]!, /^[./]/, 'a named volume, not a bind mount');
+    t.ok(compose.volumes && cities![0]! in compose.volumes, 'declared at the top level');
+    const home = mounts.find(([, target]) => target === '/data/gc');
+    t.not(cities![0], home?.[0], 'not the GC_HOME volume');
+    const lines = readDockerfile();
+    t.ok(
+      lines.some((l) => /^RUN mkdir -p .*\/cities\b/.test(l) && /chown -R node:node .*\/cities\b/.test(l)),
+      'the image creates /cities for the node user (a fresh named volume copies its owner)',
+    );
+    const volume = lines.find((l) => l.startsWith('VOLUME '));
+    t.ok(volume && (JSON.parse(volume.slice(7)) as string[]).includes('/cities'), 'VOLUME /cities');
+  },
+);
+
+t.test(
   'GC_ALLOW_MUTATIONS is decided deliberately: allowed only when the port is published on loopback',
   async (t) => {
     const allow = sup.environment?.GC_ALLOW_MUTATIONS;
