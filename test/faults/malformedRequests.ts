@@ -335,6 +335,7 @@ const querySemantic: Generator = (fx, r) => {
       ['x', 'a:b', '__supervisor__:-1', ':', ',,', 'alpha:1.5', '__supervisor__:1,__supervisor__:2'],
     ],
     ['after_seq', ['abc', '-1', '1.5', 'x1', '1e3', '0x10', '+1', ' 1', '9007199254740992']],
+    ['include', ['INTERNAL', 'internal,x', 'all', ' internal', 'true']],
   ];
   const options = fx.ops.flatMap((op) =>
     cases
