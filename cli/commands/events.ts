@@ -34,7 +34,10 @@ export default class Events extends GcCommand {
       command:
         '<%= config.bin %> events --watch --type request.result.city.create --payload-match request_id=req-0123 --timeout 5m',
     },
-    { description: 'Stream forever, reconnecting as needed', command: '<%= config.bin %> events --follow' },
+    {
+      description: 'Stream forever, reconnecting as needed (with no city yet, wait for the first one)',
+      command: '<%= config.bin %> events --follow',
+    },
     {
       description: 'Resume a supervisor stream after a saved cursor',
       command: '<%= config.bin %> events --follow --after-cursor "$(gc events --seq)"',

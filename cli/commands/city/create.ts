@@ -18,12 +18,12 @@ export default class CityCreate extends GcCommand {
   static override description = `POSTs /v0/city; the supervisor answers 202 at once and finishes the work on its reconciler. Without --wait, prints the 202 body ({"request_id","event_cursor"}) as one JSON line. With --wait, follows the supervisor event stream from event_cursor until request.result.city.create or request.failed for this request, prints that event as one JSON line, and exits 1 with its error_message on failure (progress goes to stderr on a terminal). A relative <dir> is taken from the current directory.`;
   static override examples = [
     {
-      description: 'Create a city and wait until it is ready',
-      command: '<%= config.bin %> city create ./my-city --provider claude --wait',
+      description: 'Create a city and wait until it is ready (needs no agent CLI installed)',
+      command: "<%= config.bin %> city create ./my-city --start-command 'bash -l' --wait",
     },
     {
-      description: 'Use a custom start command instead of a provider',
-      command: "<%= config.bin %> city create /srv/cities/lab --start-command 'bash -l'",
+      description: "Use a provider's session template (its CLI must be on the supervisor's PATH)",
+      command: '<%= config.bin %> city create /srv/cities/lab --provider claude',
     },
     {
       description: 'Fire and forget; the request id comes back as JSON',
