@@ -44,6 +44,6 @@ export abstract class GcCommand extends Command {
 /** The one-line text of a failure: a Problem's detail, a network error's cause, or the message. Pure. */
 export function failureText(err: unknown): string {
   if (err instanceof ApiError || err instanceof TransportError || err instanceof CliError) return err.message;
-  // oclif's parse errors are multi-line ("See more help with --help"); the first line says it.
+  // Usage errors are folded by usageText (usageError.ts); anything else multi-line: its first line says it.
   return errorText(err).split('\n')[0]!.trim();
 }
