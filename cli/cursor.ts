@@ -1,21 +1,10 @@
+import { parseCompositeCursor } from '../schemas/compositeCursor.ts';
+import { parseQueryInteger } from '../schemas/queryInteger.ts';
+
 /**
- * A composite supervisor cursor parsed into `stream name → seq` (`__supervisor__:3,alpha:9`). Pairs split on
- * their last `:`, so names containing `:` survive. This is a pure function; it throws on anything that is not
- * a list of `name:<non-negative integer>` pairs (the literal `0` is the empty cursor: replay everything).
+ * Stream positions of `gc events`. Cursors and seqs are read with the server's own codec and integer grammar
+ * (schemas/), so the CLI never resumes from a value the server would refuse.
  */
-export function parseCursor(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  const s = text.trim();
-  if (s === '' || s === '0') return out;
-  for (const part of s.split(',')) {
-    const colon = part.lastIndexOf(':');
-    const name = part.slice(0, colon);
-    const seq = part.slice(colon + 1);
-    if (colon <= 0 || !/^\d+$/.test(seq)) throw new Error(`invalid cursor "${text}"`);
-    out.set(name, Number(seq));
-  }
-  return out;
-}
 
 /**
  * Where a resumable stream has got to, so a reconnect resumes there and a frame delivered twice (a replay
@@ -42,8 +31,8 @@ export class SeqPosition implements StreamPosition {
     return this.#last === undefined ? undefined : String(this.#last);
   }
   advance(id: string | undefined): boolean {
-    if (id === undefined || !/^\d+$/.test(id)) return true;
-    const seq = Number(id);
+    const seq = id === undefined ? undefined : parseQueryInteger(id);
+    if (seq === undefined) return true;
     if (this.#last !== undefined && seq <= this.#last) return false;
     this.#last = seq;
     return true;
@@ -58,9 +47,10 @@ export class SeqPosition implements StreamPosition {
 export class CursorPosition implements StreamPosition {
   #text: string | undefined;
   #seqs: Map<string, number>;
+  /** @throws CursorSyntaxError when `after` is not a composite cursor (the flag is checked before this). */
   constructor(after?: string) {
     this.#text = after;
-    this.#seqs = after === undefined ? new Map<string, number>() : parseCursor(after);
+    this.#seqs = after === undefined ? new Map<string, number>() : parseCompositeCursor(after);
   }
   get resume(): string | undefined {
     return this.#text;
@@ -69,7 +59,7 @@ export class CursorPosition implements StreamPosition {
     if (id === undefined) return true;
     let next: Map<string, number>;
     try {
-      next = parseCursor(id);
+      next = parseCompositeCursor(id);
     } catch {
       return true;
     }

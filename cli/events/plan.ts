@@ -1,7 +1,7 @@
 import type { Scope } from '../cityScope.ts';
 import { parseDuration } from '../duration.ts';
-import { parseCursor } from '../cursor.ts';
 import { CliError } from '../errors.ts';
+import { parseCompositeCursor } from '../../schemas/compositeCursor.ts';
 import { parsePayloadMatch } from '../payloadMatch.ts';
 import type { EventFilter } from './filter.ts';
 
@@ -47,7 +47,7 @@ export function planEvents(flags: EventsFlags, nowMs: number): EventsPlan {
   }
   if (afterCursor !== undefined) {
     try {
-      parseCursor(afterCursor);
+      parseCompositeCursor(afterCursor, '--after-cursor');
     } catch {
       throw new CliError(`invalid --after-cursor "${afterCursor}": expected name:seq pairs joined by ","`);
     }

@@ -1,4 +1,5 @@
-import { cursorOfHeads, headPositions, type CursorMap } from '../../actors/cursor.ts';
+import { cursorOfHeads, headPositions } from '../../actors/cursor.ts';
+import type { CursorMap } from '../../schemas/compositeCursor.ts';
 import type { Journal, JournalEvent, ListFilter } from '../../actors/journal/journal.ts';
 import type { SupervisorEventListOutputBody } from '../../schemas/eventBodies.ts';
 import { newestKept } from './newestKept.ts';

@@ -1,4 +1,4 @@
-import { compareBytewise, type CompositeCursor, type CursorMap } from '../../actors/cursor.ts';
+import { compareBytewise, type CompositeCursor, type CursorMap } from '../../schemas/compositeCursor.ts';
 
 /**
  * The positions of a supervisor stream, formatted as the composite cursor of every frame's `id:`. Names

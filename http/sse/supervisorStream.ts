@@ -1,4 +1,4 @@
-import type { CursorMap } from '../../actors/cursor.ts';
+import type { CursorMap } from '../../schemas/compositeCursor.ts';
 import type { Journal, Subscription } from '../../actors/journal/journal.ts';
 import type { LiveCities } from '../../actors/liveCities.ts';
 import { closeQuietly } from '../events/closeQuietly.ts';

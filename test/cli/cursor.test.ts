@@ -1,25 +1,8 @@
 import t from 'tap';
-import { CursorPosition, parseCursor, SeqPosition } from '../../cli/cursor.ts';
+import { CursorPosition, SeqPosition } from '../../cli/cursor.ts';
 
-t.test('parses composite cursors, names with colons included', async (t) => {
-  t.same(
-    [...parseCursor('__supervisor__:42,my-city:17')],
-    [
-      ['__supervisor__', 42],
-      ['my-city', 17],
-    ],
-  );
-  t.same([...parseCursor('a:b:3')], [['a:b', 3]], 'split on the last colon');
-  t.same([...parseCursor('0')], [], '"0" is the empty cursor');
-  t.same([...parseCursor('')], []);
-  t.same([...parseCursor('alpha:0')], [['alpha', 0]]);
-});
-
-t.test('refuses malformed cursors instead of silently replaying everything', async (t) => {
-  for (const bad of ['garbage', 'a:', ':3', 'a:-1', 'a:1x', 'a:1,,b:2']) {
-    t.throws(() => parseCursor(bad), { message: `invalid cursor "${bad}"` }, bad);
-  }
-});
+// The cursor grammar itself is the server's (schemas/compositeCursor.ts): test/events/cursor.test.ts covers
+// it, and test/cli/cursorShared.test.ts holds the CLI to it.
 
 t.test('a seq position drops frames at or below the last one and resumes after it', async (t) => {
   const p = new SeqPosition();
@@ -33,6 +16,16 @@ t.test('a seq position drops frames at or below the last one and resumes after i
   t.equal(p.resume, '6', '… and does not move the position');
   t.equal(new SeqPosition(41).resume, '41');
   t.notOk(new SeqPosition(41).advance('41'));
+});
+
+t.test('a seq position places only ids of the query integer grammar', async (t) => {
+  const p = new SeqPosition(5);
+  for (const id of ['99999999999999999', '1e3', '0x10', ' 7', '-1']) {
+    t.ok(p.advance(id), `${JSON.stringify(id)} cannot be placed: let through`);
+    t.equal(p.resume, '5', `${JSON.stringify(id)} does not move the position`);
+  }
+  t.ok(p.advance('007'), 'leading zeros are decimal, as the server reads them');
+  t.equal(p.resume, '7');
 });
 
 t.test('a cursor position lets a frame through only when some stream moved forward', async (t) => {

@@ -32,6 +32,15 @@ t.test('flag errors are reported before any request, as one stderr line with exi
       ['--after-cursor', 'garbage'],
       'invalid --after-cursor "garbage": expected name:seq pairs joined by ","',
     ],
+    // Cursors the server would answer 400 for (a name twice, a seq past 2^53-1): refused before the request.
+    [
+      ['--after-cursor', 'a:1,a:2'],
+      'invalid --after-cursor "a:1,a:2": expected name:seq pairs joined by ","',
+    ],
+    [
+      ['--after-cursor', 'a:99999999999999999'],
+      'invalid --after-cursor "a:99999999999999999": expected name:seq pairs joined by ","',
+    ],
     [['--watch', '--follow'], '--watch and --follow are mutually exclusive'],
     [['--follow', '--seq'], '--follow and --seq are mutually exclusive'],
   ];

@@ -1,11 +1,6 @@
 import t from 'tap';
-import {
-  captureCursor,
-  compareBytewise,
-  cursorOfHeads,
-  formatCursor,
-  parseCursor,
-} from '../../actors/cursor.ts';
+import { captureCursor, cursorOfHeads, parseCursor } from '../../actors/cursor.ts';
+import { compareBytewise, formatCursor } from '../../schemas/compositeCursor.ts';
 import { BadRequestError } from '../../actors/errors.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
 import { parseGoDuration } from '../../http/goDuration.ts';
