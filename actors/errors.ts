@@ -124,6 +124,23 @@ export class UnavailableError extends GcError {
   }
 }
 
+/**
+ * A write the journal took but cannot say the fate of: it was sent (to the broker) and no answer came
+ * within the bound, or part of it was stored before the rest failed. It is not a refusal: it may be in
+ * the log already or land later. Retrying with the same Idempotency-Key applies it at most once.
+ */
+export class OutcomeUnknownError extends GcError {
+  readonly status = 503;
+  readonly code = 'journal_outcome_unknown';
+  constructor(what: string, options?: ErrorOptions) {
+    super(
+      `${what}; the write may be stored or may still land. Retry with the same Idempotency-Key ` +
+        '(a keyed request is applied at most once), or read the log before writing again',
+      options,
+    );
+  }
+}
+
 export class InternalError extends GcError {
   readonly status = 500;
   readonly code = 'internal';

@@ -18,7 +18,7 @@ if (nats) {
     name: `city${++n}`,
     file: `/gc-test/${prefix}/city${n}/.gc/events.jsonl`,
   });
-  const backend = (options: { requestTimeoutMs?: number } = {}): JetStreamJournalBackend =>
+  const backend = (options: { requestTimeoutMs?: number; resolveTimeoutMs?: number } = {}) =>
     new JetStreamJournalBackend({ servers: nats.url, prefix, ...options });
   const opened = async (t: Test, b: JournalBackend, loc: LogLocation): Promise<Journal> => {
     t.teardown(() => b.close());
@@ -30,6 +30,13 @@ if (nats) {
     location,
     liveResources: jetStreamLiveResources,
     restartBroker: () => nats.restart(),
+    brokerFaults: {
+      fresh: (t, { requestMs, resolveMs }) =>
+        opened(t, backend({ requestTimeoutMs: requestMs, resolveTimeoutMs: resolveMs }), location()),
+      pause: () => nats.pause(),
+      resume: () => nats.resume(),
+      restart: () => nats.restart(),
+    },
   });
 
   t.test('two supervisors fenced on one log never interleave their writes', async (t) => {

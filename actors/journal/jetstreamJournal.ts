@@ -5,13 +5,16 @@ import {
   RetentionPolicy,
   StorageType,
   type JetStreamManager,
+  type PubAck,
 } from '@nats-io/jetstream';
-import { nanos, nuid } from '@nats-io/nats-core';
-import { UnavailableError } from '../errors.ts';
+import { nanos, NoRespondersError, nuid } from '@nats-io/nats-core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OutcomeUnknownError, UnavailableError } from '../errors.ts';
 import { decodeEvent, encodeEvent } from './jetstreamCodec.ts';
 import { JetStreamConnection } from './jetstreamConnection.ts';
-import { JOURNAL_UNAVAILABLE, toJournalError } from './jetstreamErrors.ts';
+import { isBrokerUnavailable, JOURNAL_UNAVAILABLE, toJournalError } from './jetstreamErrors.ts';
 import { streamAddress, type StreamAddress } from './jetstreamNames.ts';
+import { isUnanswered } from './jetstreamPublisher.ts';
 import { listEvents } from './jetstreamRead.ts';
 import { JetStreamSubscription } from './jetstreamSubscription.ts';
 import type {
@@ -33,6 +36,11 @@ export interface JetStreamJournalOptions {
   prefix?: string;
   /** How long one broker request may take before it counts as unavailable (default 5000 ms). */
   requestTimeoutMs?: number;
+  /**
+   * How long an append whose publish got no answer keeps trying to learn whether it was stored before
+   * it answers `OutcomeUnknownError` (default: `requestTimeoutMs`).
+   */
+  resolveTimeoutMs?: number;
 }
 
 /** Retried appends with the same `msgId` within this window are stored once (JetStream dedupe). */
@@ -54,28 +62,79 @@ export class JetStreamJournal implements Journal {
     readonly address: StreamAddress,
     private readonly conn: JetStreamConnection,
     private readonly timeoutMs: number,
+    private readonly resolveMs: number,
     private readonly onClose: (journal: JetStreamJournal) => void,
   ) {}
 
   /**
    * Publishes the event and resolves once JetStream has stored it. A retry with the same `msgId`
-   * resolves with the event first stored under it. Throws `SeqConflictError` when `expectedSeq` is
-   * stale, and `UnavailableError` after `close()` or when the broker does not answer in time (then the
-   * event may still have been stored: retry with the same `msgId`).
+   * resolves with the event first stored under it. Every answer is the truth about the write:
+   * - `SeqConflictError` (stale `expectedSeq`) and `UnavailableError` (closed, or no broker to send to)
+   *   are refusals: the event is not stored and never will be;
+   * - a publish sent but not answered in time is resolved before answering (see `#resolve`), and
+   *   `OutcomeUnknownError` when that fails within `resolveTimeoutMs`: the event may be stored, or land
+   *   later (retry with the same `msgId`).
    */
   async append(draft: EventDraft, options: AppendOptions = {}): Promise<JournalEvent> {
     this.#assertOpen();
     const { body, withSeq } = encodeEvent(draft, draft.ts ?? new Date().toISOString());
     const { expectedSeq } = options;
+    // Always an id, so an unanswered publish can be resolved through the stream's dedupe.
+    const publish = { msgId: options.msgId ?? nuid.next(), expectedSeq };
     try {
       if (!this.conn.connected) await this.#connected();
-      const msgId = options.msgId ?? nuid.next();
-      const ack = await this.conn.publisher.publish(this.address.subject, body, { msgId, expectedSeq });
-      if (ack.duplicate) return (await this.#get(ack.seq)) ?? withSeq(ack.seq);
-      return withSeq(ack.seq);
+      const ack = await this.conn.publisher.publish(this.address.subject, body, publish);
+      return await this.#stored(ack, withSeq);
     } catch (err) {
+      if (isUnanswered(err)) return this.#resolve(body, publish, withSeq, err);
       throw await toJournalError(err, this.name, expectedSeq, () => this.head());
     }
+  }
+
+  /**
+   * Learns what became of a publish that was sent but not answered, by publishing it again with the same
+   * msg id and fence until the stream answers: a duplicate (the first copy is stored: its event), stored
+   * now (the first copy never will be: the id is taken), or a stale fence (`SeqConflictError`; the first
+   * copy carries the same fence and the head only grows, so it can never be stored either). The stream
+   * checks the msg id before the fence (nats-server 2.9.10 and later), so a stored first copy is never
+   * mistaken for a conflict. Gives up with `OutcomeUnknownError` after `resolveMs`.
+   */
+  async #resolve(
+    body: string,
+    publish: { msgId: string; expectedSeq: number | undefined },
+    withSeq: (seq: number) => JournalEvent,
+    unanswered: unknown,
+  ): Promise<JournalEvent> {
+    const deadline = Date.now() + this.resolveMs;
+    let last = unanswered;
+    for (let left = this.resolveMs; left > 0 && !this.#closed; left = deadline - Date.now()) {
+      try {
+        await this.conn.whenConnected(left, this.name);
+        const ack = this.conn.publisher.publish(this.address.subject, body, publish);
+        return await this.#stored(await beforeDeadline(ack, deadline), withSeq);
+      } catch (err) {
+        last = err;
+        // The stream's refusal of the copy is one of the first copy too (same id, same fence), except
+        // "not now"; anything else (no answer, not sent, no broker) says nothing about the first copy.
+        if (err instanceof JetStreamApiError && !isBrokerUnavailable(err)) {
+          throw await toJournalError(err, this.name, publish.expectedSeq, () => this.head());
+        }
+        // No responders: JetStream is still starting; the next copy goes out a little later.
+        if (err instanceof NoRespondersError) {
+          await sleep(Math.min(100, Math.max(0, deadline - Date.now())));
+        }
+      }
+    }
+    throw new OutcomeUnknownError(
+      `journal ${this.name}: the NATS broker did not confirm the append within ` +
+        `${this.timeoutMs + this.resolveMs} ms`,
+      { cause: last },
+    );
+  }
+
+  async #stored(ack: PubAck, withSeq: (seq: number) => JournalEvent): Promise<JournalEvent> {
+    if (ack.duplicate) return (await this.#get(ack.seq)) ?? withSeq(ack.seq);
+    return withSeq(ack.seq);
   }
 
   /** See `Journal.list`. Throws `UnavailableError` when the broker cannot serve. */
@@ -173,11 +232,13 @@ export class JetStreamJournalBackend implements JournalBackend {
   readonly kind = 'jetstream';
   readonly #journals = new Map<string, Promise<JetStreamJournal>>();
   readonly #timeoutMs: number;
+  readonly #resolveMs: number;
   #connection: Promise<JetStreamConnection> | undefined;
   #closed = false;
 
   constructor(private readonly options: JetStreamJournalOptions) {
     this.#timeoutMs = options.requestTimeoutMs ?? 5000;
+    this.#resolveMs = options.resolveTimeoutMs ?? this.#timeoutMs;
     // Validates the prefix now rather than at the first open.
     streamAddress('/', options.prefix);
   }
@@ -220,7 +281,7 @@ export class JetStreamJournalBackend implements JournalBackend {
       throw await toJournalError(err, name, undefined, async () => 0);
     }
     // A closed journal leaves the cache, so opening its location again gives a fresh one.
-    return new JetStreamJournal(name, address, conn, this.#timeoutMs, () =>
+    return new JetStreamJournal(name, address, conn, this.#timeoutMs, this.#resolveMs, () =>
       this.#journals.delete(address.stream),
     );
   }
@@ -236,6 +297,24 @@ export class JetStreamJournalBackend implements JournalBackend {
     }
     return this.#connection;
   }
+}
+
+/** The deadline of `#resolve` passed while a copy was still unanswered. */
+class DeadlineError extends Error {
+  override name = 'DeadlineError';
+}
+
+/**
+ * `promise`, or a `DeadlineError` at `deadline` (epoch ms), whichever comes first; a late rejection of
+ * `promise` is swallowed (the publisher times it out on its own).
+ */
+function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError()), Math.max(0, deadline - Date.now()));
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
 /** Creates the log's stream unless it exists; two supervisors racing here both succeed. */

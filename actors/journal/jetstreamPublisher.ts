@@ -1,5 +1,7 @@
 import { JetStreamApiError, PubHeaders, type ApiError, type PubAck } from '@nats-io/jetstream';
 import {
+  ClosedConnectionError,
+  ConnectionError,
   createInbox,
   headers,
   NoRespondersError,
@@ -15,6 +17,27 @@ export interface PublishOptions {
   msgId: string;
   /** `Nats-Expected-Last-Sequence`: the stream rejects the message (10071) unless this is its head. */
   expectedSeq?: number;
+}
+
+/**
+ * A publish the client refused to send (closed or draining connection, bad argument): the broker never
+ * saw it, so it cannot be stored later. `cause` is the client's error.
+ */
+export class PublishNotSentError extends Error {
+  constructor(cause: unknown) {
+    super(`publish not sent: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'PublishNotSentError';
+  }
+}
+
+/**
+ * True when `err` failed a publish that was sent but got no answer (the timeout, or the connection
+ * dropping or closing meanwhile): the broker may have stored it, or may still. Pure.
+ */
+export function isUnanswered(err: unknown): boolean {
+  return (
+    err instanceof TimeoutError || err instanceof ConnectionError || err instanceof ClosedConnectionError
+  );
 }
 
 interface Pending {
@@ -55,7 +78,8 @@ export class JetStreamPublisher {
   /**
    * Publishes `body` to `subject` and resolves with JetStream's ack. Rejects with `JetStreamApiError`
    * when the stream refuses it (10071 for a stale `expectedSeq`), `NoRespondersError` when no stream
-   * listens (JetStream not ready), `TimeoutError` after the timeout, or whatever `failAll` is given.
+   * listens (JetStream not ready), `PublishNotSentError` when the client would not send it,
+   * `TimeoutError` after the timeout, or whatever `failAll` is given (see `isUnanswered`).
    */
   publish(subject: string, body: string, options: PublishOptions): Promise<PubAck> {
     return new Promise((resolve, reject) => {
@@ -69,7 +93,7 @@ export class JetStreamPublisher {
         this.nc.publish(subject, body, { reply: `${this.#inbox}.${id}`, headers: h });
       } catch (err) {
         this.#pending.delete(id);
-        reject(err instanceof Error ? err : new Error(String(err)));
+        reject(new PublishNotSentError(err));
         return;
       }
       this.#sweeper ??= setInterval(() => this.#sweep(), Math.min(500, Math.max(20, this.timeoutMs / 10)));

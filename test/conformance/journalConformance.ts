@@ -3,6 +3,7 @@ import { SeqConflictError } from '../../actors/errors.ts';
 import type { Journal, JournalBackend, LogLocation } from '../../actors/journal/journal.ts';
 import { brokerRestartCases } from './brokerRestart.ts';
 import { draft, take } from './kit.ts';
+import { refusedWriteCases, type BrokerFaults } from './refusedWrites.ts';
 
 export { take };
 
@@ -19,6 +20,8 @@ export interface JournalHarness {
   liveResources?(journal: Journal): Promise<number>;
   /** Stops and restarts the broker under the backend (jetstream only). */
   restartBroker?(): Promise<void>;
+  /** Stalls and restarts the broker under a backend with given timeouts (jetstream only). */
+  brokerFaults?: BrokerFaults;
 }
 
 export function journalConformance(t: Test, harness: JournalHarness): void {
@@ -369,4 +372,5 @@ export function journalConformance(t: Test, harness: JournalHarness): void {
   });
 
   if (harness.restartBroker) brokerRestartCases(t, fresh, harness.restartBroker);
+  if (harness.brokerFaults) refusedWriteCases(t, harness.brokerFaults);
 }

@@ -1,7 +1,10 @@
 import type { Test } from 'tap';
 import { findNatsServer, startNatsServer, type NatsServerProcess } from './natsServer.ts';
 
-/** The server a test runs against: `stop`/`start`/`restart` keep the port and the store directory. */
+/**
+ * The server a test runs against: `stop`/`start`/`restart` keep the port and the store directory;
+ * `pause`/`resume` freeze and thaw it (SIGSTOP/SIGCONT).
+ */
 export type JetStreamServer = Omit<NatsServerProcess, 'destroy'>;
 
 /**
@@ -28,6 +31,6 @@ export async function withJetStream(t: Test): Promise<JetStreamServer | undefine
   }
   const server = await startNatsServer(bin);
   t.teardown(() => server.destroy());
-  const { url, port, storeDir, stop, start, restart } = server;
-  return { url, port, storeDir, stop, start, restart };
+  const { url, port, storeDir, stop, start, restart, pause, resume } = server;
+  return { url, port, storeDir, stop, start, restart, pause, resume };
 }

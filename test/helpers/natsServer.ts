@@ -12,8 +12,15 @@ export interface NatsServerProcess {
   readonly port: number;
   /** The `-sd` directory; it outlives `stop()` so a restart finds the same streams. */
   readonly storeDir: string;
-  /** Stops the server gracefully (SIGTERM, then SIGKILL after 5 s). Idempotent. */
+  /** Stops the server gracefully (SIGTERM, then SIGKILL after 5 s); resumes a paused one first. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP): its sockets stay open and the kernel still accepts bytes, but nothing
+   * is read, stored or answered, like a broker stalled on a slow disk or a GC pause.
+   */
+  pause(): Promise<void>;
+  /** Thaws a paused server (SIGCONT): it reads and answers what queued up meanwhile. */
+  resume(): Promise<void>;
   /** Starts it again on the same port and store dir; resolves once it accepts connections. */
   start(): Promise<void>;
   /** `stop()` then `start()`: a broker restart that keeps every stream. */
@@ -54,11 +61,13 @@ export async function freePort(): Promise<number> {
 /**
  * Runs the server (`$0 $@`) under a shell that stops it when its stdin closes, which happens when the
  * test process exits however it dies (even SIGKILL on a tap timeout), so no server outlives its test.
- * The shell exits with the server; SIGTERM to the shell kills the server at once.
+ * The shell exits with the server; SIGTERM to the shell kills the server at once. Its first stdout line
+ * is the server's pid (`pause` and `resume` signal the server itself, not the shell).
  */
 const WATCHDOG = [
   'exec 3<&0',
-  '"$0" "$@" </dev/null 3<&- & pid=$!',
+  '"$0" "$@" </dev/null >/dev/null 3<&- & pid=$!',
+  'echo $pid',
   "trap 'kill -KILL $pid 2>/dev/null' TERM",
   '{ read _ <&3; kill -TERM $pid 2>/dev/null; } &',
   'watch=$!',
@@ -93,14 +102,25 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
   const storeDir = await mkdtemp(join(tmpdir(), 'gc-nats-'));
   let port = 0;
   let child: ChildProcess | undefined;
+  let serverPid: Promise<number> | undefined;
+  let paused = false;
   let log = '';
 
   async function launch(): Promise<void> {
     log = '';
     const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir];
-    const proc = spawn('sh', ['-c', WATCHDOG, binary, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const proc = spawn('sh', ['-c', WATCHDOG, binary, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     child = proc;
+    paused = false;
     proc.stdin?.on('error', () => {});
+    proc.stdout?.setEncoding('utf8');
+    let out = '';
+    serverPid = new Promise((resolve) => {
+      proc.stdout?.on('data', (chunk: string) => {
+        out += chunk;
+        if (out.includes('\n')) resolve(Number(out.split('\n')[0]));
+      });
+    });
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (chunk: string) => {
       // Keep only the tail: it is for diagnosing a failed start, not a full log.
@@ -126,6 +146,9 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
     const proc = child;
     child = undefined;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    // A stopped process would hold SIGTERM until it is continued.
+    if (paused) await signalServer('SIGCONT');
+    paused = false;
     const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     // Closing the watchdog's stdin makes it SIGTERM the server (a graceful stop that flushes the store);
     // SIGTERM to the watchdog itself makes it SIGKILL the server.
@@ -133,6 +156,12 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
     const timer = setTimeout(() => proc.kill('SIGTERM'), 5000);
     await gone;
     clearTimeout(timer);
+  }
+
+  async function signalServer(signal: NodeJS.Signals): Promise<void> {
+    const pid = await serverPid;
+    if (pid === undefined || Number.isNaN(pid)) throw new Error('nats-server pid unknown');
+    process.kill(pid, signal);
   }
 
   async function start(): Promise<void> {
@@ -162,6 +191,16 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
     storeDir,
     stop,
     start,
+    pause: async () => {
+      if (!child) throw new Error('nats-server is not running');
+      await signalServer('SIGSTOP');
+      paused = true;
+    },
+    resume: async () => {
+      if (!paused) return;
+      await signalServer('SIGCONT');
+      paused = false;
+    },
     restart: async () => {
       await stop();
       await start();
