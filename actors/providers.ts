@@ -1,6 +1,8 @@
+import { BOOTSTRAP_PROFILE_MEANING } from '../schemas/bootstrapProfiles.ts';
+
 /**
  * The builtin providers a city's default session template may name, with the executable each needs on
- * the host, and the bootstrap profiles a create may ask for (upstream's builtin lists).
+ * the host (upstream's builtin list). The bootstrap profiles are listed in schemas/bootstrapProfiles.ts.
  */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, { binary: string; displayName: string }>> = {
   claude: { binary: 'claude', displayName: 'Claude Code' },
@@ -17,17 +19,11 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, { binary: string; displa
 
 export const isBuiltinProvider = (name: string): boolean => Object.hasOwn(BUILTIN_PROVIDERS, name);
 
-/** Accepted bootstrap profiles and what each normalizes to (`kubernetes*` are aliases of `k8s-cell`). */
-export const BOOTSTRAP_PROFILES: Readonly<Record<string, string>> = {
-  'k8s-cell': 'k8s-cell',
-  kubernetes: 'k8s-cell',
-  'kubernetes-cell': 'k8s-cell',
-  'single-host-compat': 'single-host-compat',
-};
-
-/** The normalized profile, or undefined when `name` is not a known profile. Pure. */
+/** The profile a create's `bootstrap_profile` means, or undefined when `name` is not a known profile. Pure. */
 export const normalizeBootstrapProfile = (name: string): string | undefined =>
-  Object.hasOwn(BOOTSTRAP_PROFILES, name) ? BOOTSTRAP_PROFILES[name] : undefined;
+  Object.hasOwn(BOOTSTRAP_PROFILE_MEANING, name)
+    ? BOOTSTRAP_PROFILE_MEANING[name as keyof typeof BOOTSTRAP_PROFILE_MEANING]
+    : undefined;
 
 /**
  * Executables the supervisor itself needs to run a city: `sh` runs a city's `start_command`. A create on a

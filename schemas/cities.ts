@@ -1,6 +1,7 @@
 import { named } from './named.ts';
 import { Type, type Static } from 'typebox';
 import { blockingQueryParameters } from './blockingQuery.ts';
+import { BOOTSTRAP_PROFILES } from './bootstrapProfiles.ts';
 
 /** Path parameter of every per-city route (upstream: minLength 1, at least one non-space). */
 export const CityNameParams = Type.Object({
@@ -38,7 +39,7 @@ export const CityCreateRequest = Type.Object(
     ),
     bootstrap_profile: Type.Optional(
       Type.String({
-        enum: ['k8s-cell', 'kubernetes', 'kubernetes-cell', 'single-host-compat'],
+        enum: [...BOOTSTRAP_PROFILES],
         description: 'Optional bootstrap profile.',
       }),
     ),

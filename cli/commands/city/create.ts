@@ -8,9 +8,7 @@ import { discoverApi } from '../../discover.ts';
 import { parseDuration } from '../../duration.ts';
 import { CliError } from '../../errors.ts';
 import type { Accepted } from '../../requestWait.ts';
-
-/** Upstream's bootstrap profiles (CityCreateRequest.bootstrap_profile). */
-export const BOOTSTRAP_PROFILES = ['k8s-cell', 'kubernetes', 'kubernetes-cell', 'single-host-compat'];
+import { BOOTSTRAP_PROFILES } from '../../../schemas/bootstrapProfiles.ts';
 
 /** `gc city create`: POST /v0/city, optionally waiting for the request's terminal event. */
 export default class CityCreate extends GcCommand {
