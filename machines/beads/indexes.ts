@@ -1,4 +1,4 @@
-import type { StoredBead } from './model.ts';
+import type { StoredBead } from './storedBead.ts';
 
 /** A value → ids index split by closedness: most reads leave closed beads out, and then count in O(1). */
 export interface HalvedIndex {

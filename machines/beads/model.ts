@@ -1,8 +1,8 @@
-import type { Bead } from '../../schemas/beads.ts';
 import { createIndexes, type BeadIndexes } from './indexes.ts';
+import type { StoredBead } from './storedBead.ts';
 
-/** A bead as stored in events and in the model: the wire bead without the computed `is_blocked`. */
-export type StoredBead = Omit<Bead, 'is_blocked'>;
+// Its own file so that indexes.ts can use it without importing the model (which imports indexes.ts).
+export type { StoredBead } from './storedBead.ts';
 
 /** A bead in the model plus its position in creation order (the seq of its `bead.created`). */
 export interface BeadEntry {

@@ -30,7 +30,7 @@ Configuration: flags override the environment (GC_HOME, GC_BIND, GC_PORT, GC_NAT
     // here, not at the top, so that no other `gc` command pays for Fastify, NATS and the actors at
     // start-up. It re-exports loadConfig/parseDuration: flags, environment and supervisor.toml are merged
     // in one place, never a second way in the CLI.
-    // eslint-disable-next-line no-restricted-syntax -- `run` is the supervisor itself
+    // eslint-disable-next-line import-x/no-restricted-paths -- `run` is the supervisor itself
     const { runSupervisor, loadConfig, parseDuration } = await import('../../../http/main.ts');
     const duration = (name: string, v: string | undefined): number | undefined => {
       if (v === undefined) return undefined;
