@@ -1,14 +1,8 @@
+import type { AsyncAcceptedResponse, CityCreateRequest, CityInfo } from '../schemas/cities.ts';
 import type { Readiness } from './readiness.ts';
 
-/** A city as `GET /v0/cities` lists it (upstream CityInfo). */
-export interface CityInfoView {
-  name: string;
-  path: string;
-  running: boolean;
-  status: string;
-  error?: string;
-  phases_completed: string[] | null;
-}
+/** A city as `GET /v0/cities` lists it (upstream CityInfo): this supervisor always says its status and phases. */
+export type CityInfoView = CityInfo & Required<Pick<CityInfo, 'status' | 'phases_completed'>>;
 
 /** A running city as `GET /v0/city/{cityName}` shows it (upstream CityGetResponse). */
 export interface CityDetailView {
@@ -23,18 +17,10 @@ export interface CityDetailView {
 }
 
 /** The create-city body (upstream CityCreateRequest), after schema validation. */
-export interface CreateCityInput {
-  dir: string;
-  provider?: string;
-  start_command?: string;
-  bootstrap_profile?: string;
-}
+export type CreateCityInput = CityCreateRequest;
 
 /** The 202 body of an async supervisor operation (upstream AsyncAcceptedResponse). */
-export interface AsyncAccepted {
-  request_id: string;
-  event_cursor: string;
-}
+export type AsyncAccepted = AsyncAcceptedResponse;
 
 /**
  * What the HTTP layer may ask of the supervisor. Every method throws only `GcError`s for expected

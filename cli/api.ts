@@ -1,12 +1,12 @@
+import type { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
 import { errorText } from './errors.ts';
 
-/** An RFC 9457 Problem Details body as the supervisor sends it (`detail` starts with a code prefix). */
-export interface Problem {
-  status?: number;
-  title?: string;
-  detail?: string;
-  errors?: { message?: string; location?: string; value?: unknown }[];
-}
+/**
+ * An RFC 9457 Problem Details body (schemas/ ErrorModel; `detail` starts with a code prefix) as read off
+ * the wire: any field may be missing, since any JSON object an error status carries (a proxy's, say) is
+ * read as one rather than thrown away.
+ */
+export type Problem = Partial<Omit<ErrorModel, 'errors'>> & { errors?: Partial<ErrorDetail>[] };
 
 /** The API answered with an error status; `detail` is what to show the user. */
 export class ApiError extends Error {

@@ -2,18 +2,16 @@ import { resolve } from 'node:path';
 import type { ApiClient } from './api.ts';
 import { CliError } from './errors.ts';
 import { compact } from './jsonl.ts';
-import { failureMessage, waitForRequest, watchPhases, type Accepted } from './requestWait.ts';
+import type { AsyncAcceptedResponse, CityInfo } from '../schemas/cities.ts';
+import { failureMessage, waitForRequest, watchPhases } from './requestWait.ts';
 
-/** Which city an async operation concerns, for the progress display. */
-export interface CityRef {
-  name?: string | undefined;
-  path?: string | undefined;
-}
+/** Which city an async operation concerns, for the progress display: what it is called in the city list. */
+export type CityRef = Partial<Pick<CityInfo, 'name' | 'path'>>;
 
 /** How to finish an accepted async city operation. */
 export interface FinishOptions {
   client: ApiClient;
-  accepted: Accepted;
+  accepted: AsyncAcceptedResponse;
   resultType: string;
   city: CityRef;
   /** `--wait`: follow the stream to the terminal event. Otherwise print the 202 body and return. */

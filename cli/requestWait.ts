@@ -1,16 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type ApiClient } from './api.ts';
-import { listCities, type CityInfo } from './cities.ts';
+import type { AsyncAcceptedResponse, CityInfo } from '../schemas/cities.ts';
+import { listCities } from './cities.ts';
 import { CliError } from './errors.ts';
 import type { WireEvent } from './events/filter.ts';
 import { supervisorEvents } from './events/list.ts';
 import { follow, streamTarget } from './events/stream.ts';
-
-/** The 202 body of an async supervisor operation (spec 2.1). */
-export interface Accepted {
-  request_id: string;
-  event_cursor: string;
-}
 
 /** How a waited-for request ended: its terminal event (the line as received, and decoded). */
 export interface RequestOutcome {
@@ -21,7 +16,8 @@ export interface RequestOutcome {
 
 /** What `waitForRequest` follows and reports. */
 export interface WaitOptions {
-  accepted: Accepted;
+  /** The 202 body of the async operation (spec 2.1). */
+  accepted: AsyncAcceptedResponse;
   /** The success type, e.g. `request.result.city.create`; failure is always `request.failed`. */
   resultType: string;
   signal: AbortSignal;

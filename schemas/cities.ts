@@ -64,6 +64,7 @@ export const AsyncAcceptedResponse = named(
     { $id: 'AsyncAcceptedResponse', additionalProperties: false, title: 'AsyncAcceptedResponse' },
   ),
 );
+export type AsyncAcceptedResponse = Static<typeof AsyncAcceptedResponse>;
 
 /** Upstream CityInfo. */
 export const CityInfo = Type.Object(
@@ -81,6 +82,7 @@ export const CityInfo = Type.Object(
   },
   { additionalProperties: false, title: 'CityInfo' },
 );
+export type CityInfo = Static<typeof CityInfo>;
 
 /** Upstream SupervisorCitiesOutputBody. */
 export const SupervisorCitiesOutputBody = Type.Object(
@@ -92,6 +94,7 @@ export const SupervisorCitiesOutputBody = Type.Object(
   },
   { additionalProperties: false, title: 'SupervisorCitiesOutputBody' },
 );
+export type SupervisorCitiesOutputBody = Static<typeof SupervisorCitiesOutputBody>;
 
 /** Upstream CityGetResponse. */
 export const CityGetResponse = Type.Object(

@@ -14,6 +14,7 @@ export const ErrorDetail = named(
     { $id: 'ErrorDetail', title: 'ErrorDetail', additionalProperties: false },
   ),
 );
+export type ErrorDetail = Static<typeof ErrorDetail>;
 
 /**
  * Upstream ErrorModel: the RFC 9457 Problem Details body of every error (`application/problem+json`).
@@ -40,4 +41,5 @@ export const ErrorModel = named(
     { $id: 'ErrorModel', title: 'ErrorModel', additionalProperties: false },
   ),
 );
-export type ErrorModel = Static<typeof ErrorModel>;
+/** ErrorModel with its `errors[]` typed through the `$ref` (TypeBox types a `Type.Ref` as unknown). */
+export type ErrorModel = Omit<Static<typeof ErrorModel>, 'errors'> & { errors?: ErrorDetail[] };

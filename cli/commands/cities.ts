@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags';
 import { ApiClient } from '../api.ts';
-import { listCities, type CityInfo } from '../cities.ts';
+import type { CityInfo } from '../../schemas/cities.ts';
+import { listCities } from '../cities.ts';
 import { GcCommand } from '../command.ts';
 import { discoverApi } from '../discover.ts';
 import { compact } from '../jsonl.ts';

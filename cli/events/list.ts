@@ -1,3 +1,4 @@
+import type { ListBodyWireEvent } from '../../schemas/eventBodies.ts';
 import type { ApiClient } from '../api.ts';
 import type { Scope } from '../cityScope.ts';
 import { CliError } from '../errors.ts';
@@ -8,10 +9,8 @@ import { cityEventsPath } from './head.ts';
 /** The page size the CLI asks for when walking a city's event list. */
 export const PAGE_LIMIT = 500;
 
-interface CityPage {
-  items?: WireEvent[] | null;
-  next_cursor?: string;
-}
+/** A page of `GET /v0/city/{name}/events` (schemas/ ListBodyWireEvent); events are kept as received. */
+type CityPage = Partial<Pick<ListBodyWireEvent, 'next_cursor'>> & { items?: WireEvent[] | null };
 
 /**
  * Every event of a city's log after `after` (all when undefined), oldest first. Walks the list with

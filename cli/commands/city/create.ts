@@ -7,7 +7,7 @@ import { GcCommand } from '../../command.ts';
 import { discoverApi } from '../../discover.ts';
 import { parseDuration } from '../../duration.ts';
 import { CliError } from '../../errors.ts';
-import type { Accepted } from '../../requestWait.ts';
+import type { AsyncAcceptedResponse } from '../../../schemas/cities.ts';
 import { BOOTSTRAP_PROFILES } from '../../../schemas/bootstrapProfiles.ts';
 
 /** `gc city create`: POST /v0/city, optionally waiting for the request's terminal event. */
@@ -52,7 +52,7 @@ export default class CityCreate extends GcCommand {
     if (flags.provider !== undefined) body.provider = flags.provider;
     if (flags['start-command'] !== undefined) body.start_command = flags['start-command'];
     if (flags['bootstrap-profile'] !== undefined) body.bootstrap_profile = flags['bootstrap-profile'];
-    const { body: accepted } = await client.postJson<Accepted>('/v0/city', body);
+    const { body: accepted } = await client.postJson<AsyncAcceptedResponse>('/v0/city', body);
     await finishCityOp({
       client,
       accepted,

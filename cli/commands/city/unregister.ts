@@ -4,7 +4,7 @@ import { ApiClient } from '../../api.ts';
 import { finishCityOp } from '../../cityOp.ts';
 import { GcCommand } from '../../command.ts';
 import { discoverApi } from '../../discover.ts';
-import type { Accepted } from '../../requestWait.ts';
+import type { AsyncAcceptedResponse } from '../../../schemas/cities.ts';
 import { parseTimeout } from './create.ts';
 
 /** `gc city unregister`: POST /v0/city/{name}/unregister, optionally waiting for the terminal event. */
@@ -31,7 +31,7 @@ export default class CityUnregister extends GcCommand {
     const { args, flags } = await this.parse(CityUnregister);
     const timeoutMs = parseTimeout(flags.timeout);
     const client = new ApiClient(await discoverApi(flags.api));
-    const { body: accepted } = await client.postJson<Accepted>(
+    const { body: accepted } = await client.postJson<AsyncAcceptedResponse>(
       `/v0/city/${encodeURIComponent(args.name)}/unregister`,
     );
     await finishCityOp({
