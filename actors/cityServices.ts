@@ -1,5 +1,6 @@
 import type { CityConfig } from './cityConfig.ts';
 import type { Journal } from './journal/journal.ts';
+import type { Logger } from './logger.ts';
 
 /**
  * The startup phases a city goes through after it is registered, in order; each finished phase is
@@ -21,6 +22,8 @@ export interface CityServiceContext {
   readonly journal: Journal;
   /** Its `city.toml`, as read by the first phase. */
   readonly config: CityConfig;
+  /** The supervisor's logger (absent where a test or tool builds the context itself). */
+  readonly logger?: Logger;
 }
 
 /**

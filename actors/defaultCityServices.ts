@@ -5,7 +5,7 @@ import type { CityServiceFactory } from './cityServices.ts';
 export const beadStoreService: CityServiceFactory = {
   name: BEAD_SERVICE,
   phase: 'starting_bead_store',
-  start: (city) => startBeadService(city),
+  start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
 /** The services every city starts with unless a supervisor is given its own list. */

@@ -89,7 +89,7 @@ function job(
 ): void {
   const run = work(core, city)
     .catch((err: unknown) => {
-      process.stderr.write(`gc supervisor: ${city.name}: ${(err as Error).stack ?? String(err)}\n`);
+      core.logger.error({ err, city: city.name }, 'city job failed');
     })
     .finally(() => {
       core.jobs.delete(city.name);
@@ -135,6 +135,7 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
           path: city.path,
           journal: city.journal,
           config: city.config ?? { agents: [] },
+          logger: core.logger,
         });
         city.services.set(factory.name, service);
       }

@@ -1,3 +1,5 @@
+import { defaultLogger } from './logger.ts';
+
 /**
  * Runs a reconcile pass every `tickMs` and whenever poked, one pass at a time: a poke during a pass
  * schedules exactly one more pass after it, so work that arrives mid-pass is never missed and pokes never
@@ -13,7 +15,7 @@ export class Reconciler {
     private readonly pass: () => Promise<void>,
     private readonly tickMs: number,
     private readonly onError: (err: unknown) => void = (err) =>
-      process.stderr.write(`gc supervisor: reconcile failed: ${(err as Error).stack ?? String(err)}\n`),
+      defaultLogger().error({ err }, 'reconcile failed'),
   ) {}
 
   /** Starts ticking and runs a first pass now. */

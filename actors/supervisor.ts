@@ -12,6 +12,7 @@ import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
 import { systemHostProbe, type HostProbe } from './hostProbe.ts';
 import type { JournalBackend } from './journal/journal.ts';
 import { LiveCities } from './liveCities.ts';
+import { defaultLogger, type Logger } from './logger.ts';
 import { HARD_DEPENDENCIES } from './providers.ts';
 import { Readiness } from './readiness.ts';
 import { reconcilePass } from './reconcile.ts';
@@ -50,6 +51,8 @@ export interface SupervisorOptions {
   beforeScaffoldStep?: (step: ScaffoldStep) => Promise<void> | undefined;
   /** How long `stopCity` waits for the controller to stop, and `close` for city jobs (default 10 s). */
   stopTimeoutMs?: number;
+  /** Where warnings and failures go (default: the shared default logger); `runSupervisor` passes Fastify's. */
+  logger?: Logger;
 }
 
 /** `req-` + 24 lowercase hex characters (12 random bytes), as upstream. */
@@ -76,6 +79,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   readonly newRequestId: () => string;
   readonly now: () => Date;
   readonly scaffold: ScaffoldDeadline;
+  readonly logger: Logger;
   readonly #reconciler: Reconciler;
   readonly #stopTimeoutMs: number;
   #closing: Promise<void> | undefined;
@@ -89,6 +93,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     options: SupervisorOptions,
   ) {
     this.now = options.now ?? (() => new Date());
+    this.logger = options.logger ?? defaultLogger();
     this.scaffold = {
       stepTimeoutMs: options.scaffoldStepTimeoutMs ?? DEFAULT_SCAFFOLD_STEP_TIMEOUT_MS,
       ...(options.beforeScaffoldStep ? { beforeStep: options.beforeScaffoldStep } : {}),
@@ -100,7 +105,11 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.hardDependencies = options.hardDependencies ?? HARD_DEPENDENCIES;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.live = new LiveCities(log.journal);
-    this.#reconciler = new Reconciler(() => reconcilePass(this), config.tickMs);
+    this.#reconciler = new Reconciler(
+      () => reconcilePass(this),
+      config.tickMs,
+      (err) => this.logger.error({ err }, 'reconcile failed'),
+    );
   }
 
   /**
@@ -122,9 +131,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     const sup = new Supervisor(config, backend, registry, log, clock, options);
     for (const entry of registry.list()) {
       if (!existsSync(entry.path)) {
-        process.stderr.write(
-          `gc supervisor: city ${entry.name}: directory ${entry.path} is missing; not started\n`,
-        );
+        sup.logger.warn({ city: entry.name, path: entry.path }, 'city directory is missing; not started');
         continue;
       }
       const city = await sup.openCity(entry);

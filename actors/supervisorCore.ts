@@ -4,6 +4,7 @@ import type { CityServiceFactory } from './cityServices.ts';
 import type { EventClock } from './eventClock.ts';
 import type { JournalBackend } from './journal/journal.ts';
 import type { LiveCities } from './liveCities.ts';
+import type { Logger } from './logger.ts';
 import type { Readiness } from './readiness.ts';
 import type { CityRegistry } from './registry.ts';
 import type { ScaffoldDeadline } from './scaffoldSteps.ts';
@@ -35,6 +36,8 @@ export interface SupervisorCore {
   readonly scaffold: ScaffoldDeadline;
   /** Stamps every event the supervisor's and the cities' machines record (one operation, one clock). */
   readonly clock: EventClock;
+  /** Where the supervisor's warnings and failures go (the logger the HTTP server logs through too). */
+  readonly logger: Logger;
   newRequestId(): string;
   now(): Date;
   /** Asks the reconciler for a pass now. */

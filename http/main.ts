@@ -1,9 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Logger as PinoLogger } from 'pino';
 import { writeFileAtomic } from '../actors/atomicFile.ts';
 import { isLoopbackBind, loadConfig, type SupervisorConfig } from '../actors/config.ts';
 import { openJournalBackend } from '../actors/journal/openBackend.ts';
+import { createLogger } from '../actors/logger.ts';
 import { Supervisor, type SupervisorOptions } from '../actors/supervisor.ts';
 import { buildApp } from './app.ts';
 
@@ -17,6 +19,14 @@ export interface RunningSupervisor {
   close(): Promise<void>;
   /** The actors behind the API (tests and benchmarks use it to wait for quiet). */
   supervisor: Supervisor;
+  /** The one logger of the supervisor: Fastify's and its actors'. */
+  logger: PinoLogger;
+}
+
+/** What `runSupervisor` may be given: the supervisor's options, with the logger a whole pino logger. */
+export interface RunSupervisorOptions extends Omit<SupervisorOptions, 'logger'> {
+  /** The logger Fastify and every actor log through (default: pino JSON lines on stderr). */
+  logger?: PinoLogger;
 }
 
 /** `$GC_HOME/supervisor.json`: `{pid, url}` of the running supervisor; the CLI finds the API through it. */
@@ -34,7 +44,8 @@ const urlHost = (bind: string): string => {
  * Runs a supervisor: opens the journal backend and the supervisor log under `config.home`, rebuilds
  * every actor by replay, listens on `config.bind:config.port` (port 0 picks a free one), writes
  * `$GC_HOME/supervisor.json`, and records `supervisor.started`. Bound to a non-loopback address without
- * `allowMutations`, the API is read-only (a notice goes to stderr).
+ * `allowMutations`, the API is read-only (a warning is logged). One pino logger serves Fastify and the
+ * actors, so everything the supervisor says is one structured format.
  *
  * `close()` stops listening (open requests get a short grace), stops the reconciler and the cities'
  * services, records `supervisor.stopped`, removes `supervisor.json` and closes the backend. Signal
@@ -43,19 +54,22 @@ const urlHost = (bind: string): string => {
  */
 export async function runSupervisor(
   config: SupervisorConfig,
-  options: SupervisorOptions = {},
+  options: RunSupervisorOptions = {},
 ): Promise<RunningSupervisor> {
-  const backend = openJournalBackend(config);
+  const logger = options.logger ?? createLogger();
+  const backend = openJournalBackend(config, logger);
   let supervisor: Supervisor | undefined;
   try {
-    supervisor = await Supervisor.start(config, backend, options);
+    supervisor = await Supervisor.start(config, backend, { ...options, logger });
     const readOnly = !isLoopbackBind(config.bind) && !config.allowMutations;
     if (readOnly) {
-      process.stderr.write(
-        `gc supervisor: binding to ${config.bind} — mutation endpoints disabled (non-localhost)\n`,
-      );
+      logger.warn({ bind: config.bind }, 'mutation endpoints disabled (non-localhost bind)');
     }
-    const app = await buildApp({ config, cities: supervisor.live, readOnly, supervisor });
+    // Per-request lines would drown the supervisor's own (SSE streams and blocking queries are long).
+    const app = await buildApp(
+      { config, cities: supervisor.live, readOnly, supervisor },
+      { loggerInstance: logger, disableRequestLogging: true },
+    );
     await app.listen({ host: config.bind, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
@@ -74,7 +88,7 @@ export async function runSupervisor(
         await rm(supervisorInfoFile(config.home), { force: true });
         await backend.close();
       })());
-    return { url, close, supervisor: sup };
+    return { url, close, supervisor: sup, logger };
   } catch (err) {
     await supervisor?.close().catch(() => undefined);
     await backend.close().catch(() => undefined);
@@ -84,13 +98,14 @@ export async function runSupervisor(
 
 /** `node dist/http/main.js`: runs the supervisor with `loadConfig()` until SIGTERM or SIGINT. */
 async function main(): Promise<void> {
+  const logger = createLogger();
   const state: { running?: RunningSupervisor; signal?: string } = {};
   const shutdown = (): void => {
-    process.stderr.write(`gc supervisor: ${state.signal}, stopping\n`);
+    logger.info({ signal: state.signal }, 'stopping');
     state.running!.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        process.stderr.write(`gc supervisor: stop failed: ${(err as Error).stack ?? String(err)}\n`);
+        logger.error({ err }, 'stop failed');
         process.exit(1);
       },
     );
@@ -103,14 +118,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
-  state.running = await runSupervisor(loadConfig());
-  process.stderr.write(`gc supervisor: listening on ${state.running.url}\n`);
+  state.running = await runSupervisor(loadConfig(), { logger });
   if (state.signal) shutdown();
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((err: unknown) => {
-    process.stderr.write(`gc supervisor: ${(err as Error).stack ?? String(err)}\n`);
+    createLogger().fatal({ err }, 'supervisor failed');
     process.exit(1);
   });
 }

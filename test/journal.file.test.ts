@@ -13,6 +13,7 @@ import type { JournalEvent } from '../actors/journal/journal.ts';
 import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForward } from '../actors/journal/lineReader.ts';
 import type { WriteFn } from '../actors/journal/logWriter.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
+import { recordingLogger } from './helpers/recordingLogger.ts';
 
 const draft = (type: string, extra: Partial<JournalEvent> = {}) => ({ type, actor: 'tester', ...extra });
 
@@ -519,29 +520,25 @@ t.test('reading through the index', async (t) => {
 });
 
 t.test('recovery on open', async (t) => {
-  t.test('a torn last line without a newline is truncated, with one warning on stderr', async (t) => {
-    const good = [line(1), line(2), line(3)];
-    const { file } = await fixture(await tempDir(t), [...good, '{"seq":4,"type":"fixture","ts":"2025-']);
-    const written: string[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = (chunk: string) => written.push(chunk) > 0;
-    let j: FileJournal;
-    try {
-      j = await openLog(t, file, { warn: undefined });
-    } finally {
-      process.stderr.write = write;
-    }
-    t.equal(written.length, 1, 'one warning');
-    t.match(written[0], file);
-    t.match(written[0], /torn last line at byte offset \d+/);
-    t.equal(await readFile(file, 'utf8'), good.join(''), 'cut back to the last whole line');
-    t.equal(await j.head(), 3);
-    t.equal((await j.append(draft('next'))).seq, 4);
-    t.same(
-      (await j.list()).map((e) => e.seq),
-      [1, 2, 3, 4],
-    );
-  });
+  t.test(
+    'a torn last line without a newline is truncated, with one warning through the logger',
+    async (t) => {
+      const good = [line(1), line(2), line(3)];
+      const { file } = await fixture(await tempDir(t), [...good, '{"seq":4,"type":"fixture","ts":"2025-']);
+      const { logger, records } = recordingLogger();
+      const j = await openLog(t, file, { warn: undefined, logger });
+      t.equal(records.length, 1, 'one warning');
+      t.match(records[0], { level: 40, msg: /torn last line at byte offset \d+/ });
+      t.match(records[0]!.msg, file);
+      t.equal(await readFile(file, 'utf8'), good.join(''), 'cut back to the last whole line');
+      t.equal(await j.head(), 3);
+      t.equal((await j.append(draft('next'))).seq, 4);
+      t.same(
+        (await j.list()).map((e) => e.seq),
+        [1, 2, 3, 4],
+      );
+    },
+  );
 
   t.test('an unparsable last line is truncated', async (t) => {
     const good = [line(1), line(2)];

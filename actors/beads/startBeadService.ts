@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Journal } from '../journal/journal.ts';
+import { defaultLogger, type Logger } from '../logger.ts';
 import { idPrefixFor } from '../../machines/beads/ids.ts';
 import { createModel } from '../../machines/beads/model.ts';
 import { BeadStore } from './beadStore.ts';
@@ -19,8 +20,13 @@ export interface BeadServiceOptions {
   retry?: RetryPolicy;
   /** Events read per journal `list` while folding (default 10,000). */
   pageSize?: number;
-  /** Told when following the journal or writing a snapshot fails, or a snapshot is set aside. */
+  /**
+   * Told when following the journal or writing a snapshot fails, or a snapshot is set aside (default: a
+   * warning through `logger`).
+   */
   onError?: (err: unknown) => void;
+  /** Where the default `onError` logs (default: the shared default logger). */
+  logger?: Logger;
   /**
    * Snapshots of the model beside the city's log (`<path>/.gc/beads.snapshot.jsonl`), so a start folds
    * only the events after the last one. On by default for a city with a path; false turns them off.
@@ -34,9 +40,6 @@ export interface BeadService {
   service: BeadStore;
   stop(): Promise<void>;
 }
-
-const warn = (err: unknown): void =>
-  void process.stderr.write(`warning: bead store: ${err instanceof Error ? err.message : String(err)}\n`);
 
 /**
  * Starts a city's bead store: restores the model from the city's snapshot when it matches the journal,
@@ -56,7 +59,9 @@ export async function startBeadService(
   options: BeadServiceOptions = {},
 ): Promise<BeadService> {
   const clock = options.clock ?? (() => new Date());
-  const onError = options.onError ?? warn;
+  const logger = options.logger ?? defaultLogger();
+  const onError =
+    options.onError ?? ((err: unknown) => logger.warn({ err, city: city.name }, 'bead store trouble'));
   const prefix = options.prefix ?? idPrefixFor(city.name);
   const snapshot = snapshotPolicy(city.path, options.snapshot);
   let model = createModel(prefix);

@@ -2,6 +2,7 @@ import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { SeqConflictError, UnavailableError, ValidationError } from '../errors.ts';
+import { defaultLogger, type Logger } from '../logger.ts';
 import type {
   AppendOptions,
   EventDraft,
@@ -32,8 +33,13 @@ export interface FileJournalOptions {
    *   flush per batch, not per event.
    */
   fsync?: 'never' | 'batch';
-  /** Receives recovery warnings (torn tail truncated, corrupt lines skipped). Default: a line on stderr. */
+  /**
+   * Receives recovery warnings (torn tail truncated, corrupt lines skipped). Default: a warning through
+   * `logger`.
+   */
   warn?: (message: string) => void;
+  /** Where the default `warn` logs (default: the shared default logger). */
+  logger?: Logger;
   /**
    * @internal Test seam for write failures: appends `data` to the log and resolves with the bytes written.
    * Default: one `write()` on the log's O_APPEND handle.
@@ -45,8 +51,6 @@ export interface FileJournalOptions {
 export const MSG_ID_WINDOW = 10_000;
 /** Appends written together at most; bounds the memory and latency of one group commit. */
 const MAX_BATCH = 4096;
-
-const defaultWarn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
 
 interface Pending {
   draft: EventDraft;
@@ -137,7 +141,9 @@ export class FileJournal implements Journal {
     try {
       await mkdir(dirname(location.file), { recursive: true });
       handle = await open(location.file, 'a+');
-      const { index, size } = await recoverLog(handle, location.file, options.warn ?? defaultWarn);
+      const warn =
+        options.warn ?? ((message: string) => (options.logger ?? defaultLogger()).warn({}, message));
+      const { index, size } = await recoverLog(handle, location.file, warn);
       if (options.fsync === 'batch') await syncDirectory(dirname(location.file));
       return new FileJournal(location.name, location.file, handle, index, size, options);
     } catch (err) {

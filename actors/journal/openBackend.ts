@@ -2,6 +2,7 @@ import type { SupervisorConfig } from '../config.ts';
 import { FileJournalBackend } from './fileJournal.ts';
 import { JetStreamJournalBackend } from './jetstreamJournal.ts';
 import type { JournalBackend } from './journal.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * The journal backend a supervisor runs on: JetStream when `config.natsUrl` is set, else the embedded file
@@ -9,8 +10,9 @@ import type { JournalBackend } from './journal.ts';
  */
 export function openJournalBackend(
   config: Pick<SupervisorConfig, 'natsUrl'> & Partial<Pick<SupervisorConfig, 'natsPrefix'>>,
+  logger?: Logger,
 ): JournalBackend {
-  if (!config.natsUrl) return new FileJournalBackend();
+  if (!config.natsUrl) return new FileJournalBackend(logger ? { logger } : {});
   return new JetStreamJournalBackend({
     servers: config.natsUrl,
     ...(config.natsPrefix === undefined ? {} : { prefix: config.natsPrefix }),

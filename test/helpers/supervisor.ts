@@ -6,8 +6,7 @@ import { loadConfig } from '../../actors/config.ts';
 import type { CityServiceFactory } from '../../actors/cityServices.ts';
 import type { HostProbe } from '../../actors/hostProbe.ts';
 import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import type { SupervisorOptions } from '../../actors/supervisor.ts';
-import { runSupervisor, type RunningSupervisor } from '../../http/main.ts';
+import { runSupervisor, type RunningSupervisor, type RunSupervisorOptions } from '../../http/main.ts';
 
 /** A host with exactly the given executables, files and command outputs (deterministic probes). */
 export function fakeHost(
@@ -75,7 +74,7 @@ export interface StartOptions {
   natsUrl?: string;
   root?: string;
   tickMs?: number;
-  options?: Omit<SupervisorOptions, 'host'> & { host?: HostProbe };
+  options?: Omit<RunSupervisorOptions, 'host'> & { host?: HostProbe };
 }
 
 /** Starts a supervisor on a random loopback port with everything under a fresh temp dir; `t` tears it down. */

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { loadConfig } from '../../actors/config.ts';
 import { runSupervisor, supervisorInfoFile } from '../../http/main.ts';
 import { memoryApp } from '../helpers/app.ts';
+import { recordingLogger } from '../helpers/recordingLogger.ts';
 import { fakeHost } from '../helpers/supervisor.ts';
 
 const tmp = (t: Test): string => {
@@ -32,23 +33,17 @@ t.test('runSupervisor records {pid, url} in supervisor.json and removes it on a 
   );
 });
 
-t.test('bound to a non-loopback address the API is read-only, with a notice', async (t) => {
+t.test('bound to a non-loopback address the API is read-only, with a warning', async (t) => {
   const home = tmp(t);
-  const notices: string[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = (chunk: string) => (notices.push(String(chunk)), true);
-  let running: Awaited<ReturnType<typeof runSupervisor>> | undefined;
-  try {
-    running = await runSupervisor(loadConfig({ GC_HOME: home, GC_PORT: '0', GC_BIND: '0.0.0.0' }), {
-      host: fakeHost(home),
-    });
-  } finally {
-    process.stderr.write = write;
-  }
+  const { logger, records } = recordingLogger();
+  const running = await runSupervisor(loadConfig({ GC_HOME: home, GC_PORT: '0', GC_BIND: '0.0.0.0' }), {
+    host: fakeHost(home),
+    logger,
+  });
   t.teardown(() => running.close());
   t.match(
-    notices.join(''),
-    'gc supervisor: binding to 0.0.0.0 — mutation endpoints disabled (non-localhost)',
+    records.filter((r) => r.level === 40),
+    [{ bind: '0.0.0.0', msg: 'mutation endpoints disabled (non-localhost bind)' }],
   );
   const res = await fetch(`${running.url}/v0/city`, {
     method: 'POST',

@@ -46,7 +46,7 @@ function assertInOrder(t: Test, events: JournalEvent[], what: string): void {
   }
 }
 
-async function createAndUnregister(t: Test, options: SupervisorOptions = {}): Promise<void> {
+async function createAndUnregister(t: Test, options: Omit<SupervisorOptions, 'logger'> = {}): Promise<void> {
   const s = await startTestSupervisor(t, { options });
   const dir = join(s.root, 'alpha');
   const created = await s.call('POST', '/v0/city', { dir, start_command: 'x' });
