@@ -141,6 +141,17 @@ export class OutcomeUnknownError extends GcError {
   }
 }
 
+/**
+ * The answer to a write that failed after some of its events were stored: not a refusal. An error that
+ * already says "unknown" stays as it is.
+ */
+export function partlyStored(log: string, err: unknown): OutcomeUnknownError {
+  if (err instanceof OutcomeUnknownError) return err;
+  return new OutcomeUnknownError(`journal ${log}: part of the write was stored before the rest failed`, {
+    cause: err,
+  });
+}
+
 export class InternalError extends GcError {
   readonly status = 500;
   readonly code = 'internal';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isSeqConflict } from './errors.ts';
+import { isSeqConflict, partlyStored } from './errors.ts';
 import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalEvent } from './journal/journal.ts';
 import type { RecordEvent } from '../machines/recorded.ts';
@@ -50,7 +50,8 @@ export class LogAppender {
    * Runs `decide` against the current head, appends its records (fenced), then commits.
    * Effects: appends to the journal; on a fencing conflict, reads the log and calls `catchUp`.
    * Throws whatever the journal throws other than a conflict, and `SeqConflictError` once the policy's
-   * retries are spent; nothing is committed then.
+   * retries are spent; nothing is committed then. When some records were stored before the failure, it
+   * throws `OutcomeUnknownError` instead: the decision is partly in the log, not refused.
    */
   run<T>(decide: () => Decision<T>): Promise<T> {
     const next = this.#tail.then(() => this.#attempt(decide));
@@ -77,9 +78,11 @@ export class LogAppender {
         }
       } catch (err) {
         if (!isSeqConflict(err) || attempt >= RETRY_ON_SEQ_CONFLICT.retries) {
-          // What did land is in the log, so it is part of the state: fold it in before giving up.
-          if (written.length > 0) this.catchUp(written);
-          throw err;
+          if (written.length === 0) throw err;
+          // What did land is in the log, so it is part of the state: fold it in before giving up. The
+          // decision is then partly stored, which is no refusal (the truth rule, README "Durability").
+          this.catchUp(written);
+          throw partlyStored(this.journal.name, err);
         }
         if (written.length > 0) this.catchUp(written);
         const missed = await this.journal.list({ afterSeq: this.#head });

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isSeqConflict, UnavailableError } from '../errors.ts';
+import { isSeqConflict, partlyStored, UnavailableError } from '../errors.ts';
 import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
 import type { BeadCommand, ResultOf } from '../../machines/beads/commands.ts';
 import { decide } from '../../machines/beads/decide.ts';
@@ -99,7 +99,9 @@ export class BeadCommandRunner {
    * Queues `command` behind the ones already queued and resolves with its result once its events are
    * durable and folded.
    * @throws the catalogue error of a refusal (404, 409, 400, 422); SeqConflictError when the retries are
-   *   spent; UnavailableError when the journal cannot append or the runner is stopped.
+   *   spent; UnavailableError when the journal cannot append or the runner is stopped (nothing stored);
+   *   OutcomeUnknownError when the journal cannot tell whether an event was stored, or only part of
+   *   the command's events were.
    */
   run<C extends BeadCommand>(command: C, actor: string): Promise<ResultOf<C>> {
     if (this.#stopped) return Promise.reject(new UnavailableError('bead store is stopped'));
@@ -125,7 +127,15 @@ export class BeadCommandRunner {
         }
         await this.#acceptStored(stored);
       }
-      for (const notice of notices) await this.#acceptStored(await this.journal.append(notice));
+      for (const [i, notice] of notices.entries()) {
+        try {
+          await this.#acceptStored(await this.journal.append(notice));
+        } catch (err) {
+          // Part of the write is stored: "refused" would be a lie, and a retry would do it twice.
+          if (event || i > 0) throw partlyStored(this.journal.name, err);
+          throw err;
+        }
+      }
       return result;
     }
   }

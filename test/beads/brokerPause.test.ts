@@ -43,7 +43,7 @@ function truthful(t: Test, title: string, status: number, detail: string | undef
 /** The bead store agrees with the log: every bead created in the log is listed, and nothing else. */
 async function modelMatchesLog(t: Test, h: CityHarness) {
   const logged = (await h.journal.list({ type: 'bead.created' })).map((e) => e.subject!).sort();
-  const listed = (await call(h, 'GET', '/beads')).json() as { items: Array<{ id: string }> };
+  const listed = (await call(h, 'GET', '/beads')).json<{ items: Array<{ id: string }> }>();
   t.same(listed.items.map((b) => b.id).sort(), logged, 'the bead store holds exactly the logged beads');
 }
 

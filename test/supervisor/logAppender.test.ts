@@ -1,5 +1,10 @@
 import t from 'tap';
-import { InternalError, SeqConflictError } from '../../actors/errors.ts';
+import {
+  InternalError,
+  OutcomeUnknownError,
+  SeqConflictError,
+  UnavailableError,
+} from '../../actors/errors.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
 import { LogAppender, RETRY_ON_SEQ_CONFLICT } from '../../actors/logAppender.ts';
@@ -116,4 +121,27 @@ t.test('runs are serialized per log', async (t) => {
     events.map((e) => e.type),
     Array.from({ length: 20 }, (_, i) => `e${i}`),
   );
+});
+
+t.test('a decision refused after some of its records landed answers outcome unknown', async (t) => {
+  const events: JournalEvent[] = [];
+  const journal = new MemoryJournal('log', events);
+  const append = journal.append.bind(journal);
+  journal.append = (d, o) =>
+    d.type === 'b' ? Promise.reject(new UnavailableError('disk full', 'journal_unavailable')) : append(d, o);
+  const folded: string[] = [];
+  const appender = new LogAppender(journal, 0, (written) => folded.push(...written.map((e) => e.type)));
+  let committed = false;
+  const err: unknown = await appender
+    .run(() => ({ records: [recordOf(draft('a')), recordOf(draft('b'))], commit: () => (committed = true) }))
+    .catch((e: unknown) => e);
+  // "Refused" would be a lie: `a` is in the log.
+  t.ok(err instanceof OutcomeUnknownError, `not a refusal: ${String(err)}`);
+  t.match((err as OutcomeUnknownError).detail, /^journal_outcome_unknown: .*part of the write was stored/);
+  t.same(
+    events.map((e) => e.type),
+    ['a'],
+  );
+  t.same(folded, ['a'], 'what landed is folded into the state');
+  t.notOk(committed);
 });
