@@ -3,7 +3,7 @@ import type { BeadStore } from '../actors/beads/index.ts';
 import { ValidationError, type FieldError } from '../actors/errors.ts';
 import type { Journal } from '../actors/journal/journal.ts';
 import { parseQueryInteger } from '../schemas/queryInteger.ts';
-import { closeQuietly } from './events/closeQuietly.ts';
+import { closeQuietly } from '../actors/feed/closeQuietly.ts';
 import { parseGoDuration } from './goDuration.ts';
 import { integerMessage } from './queryIntegerGrammar.ts';
 

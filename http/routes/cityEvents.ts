@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { servedEvents } from '../../actors/feed/visibility.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
@@ -12,7 +13,6 @@ import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 import { listCityEvents } from '../events/cityList.ts';
 import { cityResume } from '../events/resume.ts';
-import { servedEvents } from '../events/visibility.ts';
 import { openEventStream } from '../sse/open.ts';
 import { streamRegistry } from '../sse/registry.ts';
 import { runCityStream } from '../sse/cityStream.ts';
@@ -158,6 +158,7 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
         city.journal,
         afterSeq,
         writer,
+        registry.cityFrames,
         (err) => request.log.warn({ err, city: city.name }, 'city event stream failed'),
         (event) => served(city.journal.name, event),
       );

@@ -1,17 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { headPositionsWithin, parseCursor } from '../../actors/cursor.ts';
+import { parseCursor } from '../../actors/cursor.ts';
 import { UnavailableError } from '../../actors/errors.ts';
+import { feedStart } from '../../actors/feed/supervisorFeed.ts';
+import { servedEvents } from '../../actors/feed/visibility.ts';
 import { includeQueryParameter } from '../../schemas/eventInclude.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import { QueryInteger } from '../../schemas/queryInteger.ts';
 import type { AppDeps } from '../deps.ts';
 import { supervisorResume } from '../events/resume.ts';
 import { listSupervisorEvents } from '../events/supervisorList.ts';
-import { servedEvents } from '../events/visibility.ts';
 import { openEventStream } from '../sse/open.ts';
 import { streamRegistry } from '../sse/registry.ts';
-import { SupervisorStream } from '../sse/supervisorStream.ts';
+import { runSupervisorStream } from '../sse/supervisorStream.ts';
 import { jsonSerializer, streamOptions } from './eventRouteKit.ts';
 
 /** How long a head start waits for each log's head before starting without it. */
@@ -115,16 +116,18 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
       if (!deps.cities.hasProviders())
         throw new UnavailableError('no event providers available', 'no_providers');
       // A stalled or failing log must not hold up (or fail) the others: it starts at its head when it can.
-      const head = resume ? undefined : await headPositionsWithin(deps.cities.logs(), HEAD_WAIT_MS);
+      const start = await feedStart(deps.cities.logs(), resume, HEAD_WAIT_MS);
       const writer = openEventStream(reply, registry, streamOptions(deps));
-      new SupervisorStream({
-        cities: deps.cities,
+      runSupervisorStream(
+        {
+          cities: deps.cities,
+          ...start,
+          served: servedEvents(request.query.include),
+          onError: (log, err) => request.log.warn({ err, log }, 'supervisor stream: log failed; retrying'),
+        },
         writer,
-        start: resume ?? head?.positions ?? new Map<string, number>(),
-        ...(head ? { pendingHeads: head.pending } : {}),
-        served: servedEvents(request.query.include),
-        onError: (log, err) => request.log.warn({ err, log }, 'supervisor stream: log failed; retrying'),
-      }).start();
+        registry.taggedFrames,
+      );
       return reply;
     },
   );

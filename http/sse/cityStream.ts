@@ -1,17 +1,17 @@
+import { CityFeed, type CityFeedSink } from '../../actors/feed/cityFeed.ts';
 import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { FrameCache } from '../events/frameCache.ts';
 import { toWireEvent } from '../events/wire.ts';
-import { closeQuietly } from '../events/closeQuietly.ts';
+import type { FrameCache } from './frameCache.ts';
 import type { SseWriter } from './writer.ts';
 
-const frames = new FrameCache();
 const render = (event: JournalEvent): string => JSON.stringify(toWireEvent(event));
 
 /**
- * Streams one city log into `writer` as `event: event` frames whose `id:` is the seq, starting after
- * `afterSeq`, until the writer closes (client gone, slow reader, shutdown) or the log ends or fails; then it
- * ends the response so the client reconnects with its Last-Event-ID. Events `keep` refuses get no frame;
- * the next frame's id (its seq) is past them, so a resume never brings them back. Never throws.
+ * Streams one city log (actors/feed/cityFeed.ts) into `writer` as `event: event` frames whose `id:` is the
+ * seq, starting after `afterSeq`, until the writer closes (client gone, slow reader, shutdown) or the log
+ * ends or fails; then it ends the response so the client reconnects with its Last-Event-ID. Events `keep`
+ * refuses get no frame; the next frame's id (its seq) is past them, so a resume never brings them back.
+ * `frames` (the app's) renders each event once for every stream at the log's live edge. Never throws.
  *
  * Effects: holds one journal subscription, released before the returned promise settles.
  */
@@ -19,24 +19,21 @@ export async function runCityStream(
   journal: Journal,
   afterSeq: number,
   writer: SseWriter,
+  frames: FrameCache,
   onError: (err: unknown) => void = () => {},
   keep: (event: JournalEvent) => boolean = () => true,
 ): Promise<void> {
-  let sub;
-  try {
-    sub = journal.subscribe(afterSeq);
-    const opened = sub;
-    writer.onClose(() => void closeQuietly(opened));
-    for await (const event of sub) {
-      if (!keep(event)) continue;
-      await writer.ready();
-      if (writer.closed) break;
+  const feed = new CityFeed(journal, afterSeq, { keep, onError });
+  const sink: CityFeedSink = {
+    ready: () => writer.ready(),
+    deliver: (event) => {
       writer.send('event', frames.data(journal, '', event, render), String(event.seq));
-    }
-  } catch (err) {
-    if (!writer.closed) onError(err);
+    },
+  };
+  writer.onClose(() => feed.close());
+  try {
+    await feed.run(sink);
   } finally {
-    if (sub) await closeQuietly(sub);
     writer.close('ended');
   }
 }

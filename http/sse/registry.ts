@@ -1,3 +1,4 @@
+import { FrameCache } from './frameCache.ts';
 import type { SseWriter, SseWriterOptions } from './writer.ts';
 
 /** The flow-control bounds of an app's streams (the writer's defaults unless a test or bench tightens them). */
@@ -11,6 +12,10 @@ export class StreamRegistry {
   readonly #open = new Set<SseWriter>();
   /** Applied to streams opened from now on. */
   limits: StreamLimits = {};
+  /** The `event` frames of this app's city streams, shared by every stream reading the same log. */
+  readonly cityFrames = new FrameCache();
+  /** The `tagged_event` frames of this app's supervisor streams, shared likewise. */
+  readonly taggedFrames = new FrameCache();
 
   /** Tracks `writer` until it closes. */
   add(writer: SseWriter): void {

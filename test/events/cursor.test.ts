@@ -7,7 +7,7 @@ import { parseGoDuration } from '../../http/goDuration.ts';
 import { decodePageToken, encodePageToken } from '../../http/events/pageToken.ts';
 import { cityResume, supervisorResume } from '../../http/events/resume.ts';
 import { heartbeatTimestamp } from '../../http/sse/writer.ts';
-import { CursorTracker } from '../../http/sse/cursorTracker.ts';
+import { CursorTracker } from '../../actors/feed/cursorTracker.ts';
 
 t.test('formats pairs sorted bytewise with zero entries kept; parses them back', async (t) => {
   const cases: Array<[Array<[string, number]>, string]> = [

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
 import { listCityEvents } from '../../http/events/cityList.ts';
-import { INTERNAL_EVENT_TYPES, isInternalEvent } from '../../http/events/visibility.ts';
+import { INTERNAL_EVENT_TYPES, isInternalEvent } from '../../actors/feed/visibility.ts';
 import { isRegisteredEventType } from '../../schemas/eventCatalog.ts';
 import { eventsServer } from '../helpers/eventsServer.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';

@@ -1,4 +1,4 @@
-import type { Journal, JournalEvent, ListFilter } from '../../actors/journal/journal.ts';
+import type { Journal, JournalEvent, ListFilter } from '../journal/journal.ts';
 
 /**
  * The newest `limit` events of `journal` matching `filter` that `keep` accepts, newest first. It reads

@@ -1,4 +1,4 @@
-import type { Subscription } from '../../actors/journal/journal.ts';
+import type { Subscription } from '../journal/journal.ts';
 
 /** Closes a journal subscription, ignoring a failure to do so (its log may already be gone). Never throws. */
 export async function closeQuietly(sub: Subscription): Promise<void> {

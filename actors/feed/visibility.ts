@@ -1,4 +1,4 @@
-import { SUPERVISOR_LOG, type JournalEvent } from '../../actors/journal/journal.ts';
+import { SUPERVISOR_LOG, type JournalEvent } from '../journal/journal.ts';
 import { REQUEST_ACCEPTED } from '../../machines/request.machine.ts';
 
 /**

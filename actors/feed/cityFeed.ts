@@ -1,0 +1,67 @@
+import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
+import { closeQuietly } from './closeQuietly.ts';
+
+/** Where a city feed hands its events; it awaits `ready()` before each, so a slow consumer holds the log. */
+export interface CityFeedSink {
+  ready(): Promise<void>;
+  /** One served event; its seq is the position a resume continues after. */
+  deliver(event: JournalEvent): void;
+}
+
+export interface CityFeedOptions {
+  /** Events it refuses are not delivered; the next delivered seq is past them, so a resume skips them too. */
+  keep?: (event: JournalEvent) => boolean;
+  /** Told when the log's subscription fails (not when the feed was closed); the feed then ends. */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * One city log from after `afterSeq`, delivered into a sink until the feed is closed or the log ends or
+ * fails. Unlike the supervisor feed it does not retry: a city stream's client reconnects with its seq.
+ *
+ * Effects: holds one journal subscription, released by `close()` and before `run()` settles.
+ */
+export class CityFeed {
+  readonly #journal: Journal;
+  readonly #afterSeq: number;
+  readonly #keep: (event: JournalEvent) => boolean;
+  readonly #onError: (err: unknown) => void;
+  #sub: Subscription | undefined;
+  #closed = false;
+
+  constructor(journal: Journal, afterSeq: number, options: CityFeedOptions = {}) {
+    this.#journal = journal;
+    this.#afterSeq = afterSeq;
+    this.#keep = options.keep ?? (() => true);
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Delivers into `sink` until closed, or the log ends or fails. Never throws. */
+  async run(sink: CityFeedSink): Promise<void> {
+    if (this.#closed) return;
+    try {
+      this.#sub = this.#journal.subscribe(this.#afterSeq);
+      for await (const event of this.#sub) {
+        if (!this.#keep(event)) continue;
+        await sink.ready();
+        if (this.#closed) break;
+        sink.deliver(event);
+      }
+    } catch (err) {
+      if (!this.#closed) this.#onError(err);
+    } finally {
+      if (this.#sub) await closeQuietly(this.#sub);
+    }
+  }
+
+  /** Stops the feed: its subscription is released and `run()` settles. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#sub) void closeQuietly(this.#sub);
+  }
+}
