@@ -1,7 +1,7 @@
 import { captureCursor } from './cursor.ts';
 import type { CityActor } from './cityActor.ts';
 import { isInitialized, resolveCityDir, scaffoldCity, type Scaffold } from './cityScaffold.ts';
-import { ConflictError, InternalError, isGcError, UnavailableError, ValidationError } from './errors.ts';
+import { InternalError, isGcError, UnavailableError, ValidationError } from './errors.ts';
 import { isBuiltinProvider, normalizeBootstrapProfile } from './providers.ts';
 import { CITY_INIT_FAILED } from './reconcile.ts';
 import { stepRunner } from './scaffoldSteps.ts';
@@ -95,32 +95,14 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
   const step = stepRunner(path, core.scaffold);
 
   // Claimed synchronously with the check, so two concurrent creates of one path cannot both proceed.
-  const claim = core.claims.get(path);
-  if (
-    claim === 'create' ||
-    core.log.pending().some((r) => r.path === path && r.operation === 'city.create')
-  ) {
-    throw new ConflictError(`city initialization already in progress at ${path}`);
-  }
-  if (claim === 'unregister' || core.log.pending().some((r) => r.path === path)) {
-    throw new ConflictError(`city operation already in progress at ${path}`);
-  }
-  core.claims.set(path, 'create');
+  core.claims.claim({ op: 'create.claim', name, path });
   let scaffold: Scaffold | undefined;
   let registering = false;
   let city: CityActor | undefined;
   let request_id: string | undefined;
   try {
-    if ((await step('check dir', () => isInitialized(path))) || core.registry.byPath(path)) {
-      throw new ConflictError(`city already initialized at ${path}`);
-    }
-    if (
-      core.registry.get(name) ||
-      core.cities.has(name) ||
-      [...core.claims.keys()].some((p) => p !== path && claimName(p) === name)
-    ) {
-      throw new ConflictError(`a city named ${JSON.stringify(name)} is already registered with supervisor`);
-    }
+    const initialized = await step('check dir', () => isInitialized(path));
+    core.claims.check({ op: 'create.admit', name, path, initialized });
     await checkHost(core, provider);
 
     const event_cursor = await captureCursor(core.live.logs());
@@ -155,12 +137,10 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
       : new InternalError(message, { cause: err });
   } finally {
     // Woken only once the claim is gone: the reconciler leaves claimed paths to their handler.
-    core.claims.delete(path);
+    core.claims.release(path);
     core.wake();
   }
 }
 
 /** File-system error codes that mean the disk cannot take writes right now (full, over quota, read-only). */
 const DISK_UNAVAILABLE = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
-
-const claimName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);

@@ -1,5 +1,5 @@
 import { captureCursor } from './cursor.ts';
-import { ConflictError, InternalError, isGcError, NotFoundError, UnavailableError } from './errors.ts';
+import { InternalError, isGcError, UnavailableError } from './errors.ts';
 import { CITY_UNREGISTER_FAILED } from './reconcile.ts';
 import type { AsyncAccepted } from './supervisorApi.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
@@ -19,18 +19,12 @@ import type { SupervisorCore } from './supervisorCore.ts';
  */
 export async function unregisterCity(core: SupervisorCore, name: string): Promise<AsyncAccepted> {
   if (!core.log.running) throw new UnavailableError('supervisor is stopping', 'unavailable');
-  const entry = core.registry.get(name);
-  const city = core.cities.get(name);
-  if (!entry || !city) throw new NotFoundError(`city not registered with supervisor: ${name}`);
-  const { path } = entry;
-  const busy =
-    core.claims.has(path) ||
-    core.log.pending().some((r) => r.path === path || r.name === name) ||
-    city.state === 'unregistering' ||
-    city.state === 'unregistered';
-  if (busy) throw new ConflictError(`city operation already in progress at ${path}`);
-  core.claims.set(path, 'unregister');
+  // Refused (404 not registered, 409 in progress) or the path is claimed, in one synchronous step.
+  const path = core.claims.claim({ op: 'unregister', name });
   try {
+    // The policy found the city in this same synchronous step; the check is for the type.
+    const city = core.cities.get(name);
+    if (!city) throw new InternalError(`unregistering ${name}: the city vanished`);
     const event_cursor = await captureCursor(core.live.logs());
     const request_id = core.newRequestId();
     await core.log.accept({ request_id, operation: 'city.unregister', name, path });
@@ -57,7 +51,7 @@ export async function unregisterCity(core: SupervisorCore, name: string): Promis
       : new InternalError(`unregistering ${name}: ${(err as Error).message}`, { cause: err });
   } finally {
     // Woken only once the claim is gone: the reconciler leaves claimed paths to their handler.
-    core.claims.delete(path);
+    core.claims.release(path);
     core.wake();
   }
 }

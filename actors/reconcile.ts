@@ -22,7 +22,7 @@ export const CITY_UNREGISTER_FAILED = 'city_unregister_failed';
 export async function reconcilePass(core: SupervisorCore): Promise<void> {
   for (const req of core.log.pending()) {
     // Its HTTP handler is still between `request.accepted` and the city's own event: not ours yet.
-    if (core.claims.has(req.path)) continue;
+    if (!core.claims.mayReconcile(req.path)) continue;
     const city = core.cities.get(req.name);
     const same = city !== undefined && city.path === req.path;
     if (req.operation === 'city.create') {

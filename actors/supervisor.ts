@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { CityActor } from './cityActor.ts';
+import { CityOpClaims } from './cityOpClaims.ts';
 import { createCity } from './cityCreate.ts';
 import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
 import { EventClock } from './eventClock.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import { unregisterCity } from './cityUnregister.ts';
 import type { SupervisorConfig } from './config.ts';
-import { ConflictError, NotFoundError, UnavailableError } from './errors.ts';
+import { NotFoundError, UnavailableError } from './errors.ts';
 import { systemHostProbe, type HostProbe } from './hostProbe.ts';
 import type { JournalBackend } from './journal/journal.ts';
 import { LiveCities } from './liveCities.ts';
@@ -31,7 +32,7 @@ import {
   type CreateCityInput,
   type SupervisorApi,
 } from './supervisorApi.ts';
-import type { Claim, SupervisorCore } from './supervisorCore.ts';
+import type { SupervisorCore } from './supervisorCore.ts';
 import { SupervisorLog } from './supervisorLog.ts';
 
 /** What a supervisor may be given besides its configuration (test seams and plug-in points). */
@@ -70,7 +71,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   readonly startedAt: Date;
   readonly version = SUPERVISOR_VERSION;
   readonly cities = new Map<string, CityActor>();
-  readonly claims = new Map<string, Claim>();
+  readonly claims: CityOpClaims;
   readonly jobs = new Map<string, Promise<void>>();
   readonly live: LiveCities;
   readonly readiness: Readiness;
@@ -105,6 +106,16 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.hardDependencies = options.hardDependencies ?? HARD_DEPENDENCIES;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.live = new LiveCities(log.journal);
+    const cities = this.cities;
+    this.claims = new CityOpClaims({
+      get pending() {
+        return log.pending();
+      },
+      get registry() {
+        return registry.list();
+      },
+      cities,
+    });
     this.#reconciler = new Reconciler(
       () => reconcilePass(this),
       config.tickMs,
@@ -226,9 +237,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
 
   async stopCity(name: string): Promise<void> {
     const city = this.#runningCity(name);
-    if (this.claims.has(city.path) || this.log.pending().some((r) => r.name === name)) {
-      throw new ConflictError(`city operation already in progress at ${city.path}`);
-    }
+    this.claims.check({ op: 'stop', name, path: city.path });
     const stopped = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         off();

@@ -1,5 +1,6 @@
 import type { SupervisorConfig } from './config.ts';
 import type { CityActor } from './cityActor.ts';
+import type { CityOpClaims } from './cityOpClaims.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import type { EventClock } from './eventClock.ts';
 import type { JournalBackend } from './journal/journal.ts';
@@ -9,9 +10,6 @@ import type { Readiness } from './readiness.ts';
 import type { CityRegistry } from './registry.ts';
 import type { ScaffoldDeadline } from './scaffoldSteps.ts';
 import type { SupervisorLog } from './supervisorLog.ts';
-
-/** Which operation holds a city path before its request is durable (what a 409 says is in progress). */
-export type Claim = 'create' | 'unregister';
 
 /**
  * The supervisor's state as its operations (create, unregister, the reconcile pass) share it. Internal to
@@ -26,8 +24,11 @@ export interface SupervisorCore {
   /** Every city with an actor: registered ones and ones still being unregistered, by name. */
   readonly cities: Map<string, CityActor>;
   readonly live: LiveCities;
-  /** City paths held by an operation whose HTTP handler has not answered yet (the reconciler leaves them be). */
-  readonly claims: Map<string, Claim>;
+  /**
+   * City paths held by an operation whose HTTP handler has not answered yet (the reconciler leaves them
+   * be); taken only through the conflict policy (machines/cityOps/decideCityOp.ts).
+   */
+  readonly claims: CityOpClaims;
   /** Slow work in progress per city name (start, stop, unregister). */
   readonly jobs: Map<string, Promise<void>>;
   readonly services: readonly CityServiceFactory[];
