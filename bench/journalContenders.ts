@@ -5,7 +5,7 @@
 import { DiscardPolicy, jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { join } from 'node:path';
-import type { EventDraft, Journal, JournalBackend } from '../actors/journal/journal.ts';
+import type { JournalDraft, Journal, JournalBackend } from '../actors/journal/journal.ts';
 import { pacedLatency, readRate, throughput, type LatencyFigures } from './journalKit.ts';
 
 /** How much each measurement does. */
@@ -35,7 +35,7 @@ export interface Contender {
 }
 
 /** A typical small event, the same for every contender. */
-export const BENCH_EVENT: EventDraft = {
+export const BENCH_EVENT: JournalDraft = {
   type: 'bead.created',
   actor: 'bench',
   subject: 'gc-1',

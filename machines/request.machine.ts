@@ -23,7 +23,8 @@ export type RequestEvent =
 /** Supervisor-log event types of the request lifecycle. `request.accepted` is ours (docs/compatibility.md). */
 export const REQUEST_ACCEPTED = 'request.accepted';
 export const REQUEST_FAILED = 'request.failed';
-export const resultType = (op: RequestOperation): string => `request.result.${op}`;
+export type RequestResultType = `request.result.${RequestOperation}`;
+export const resultType = (op: RequestOperation): RequestResultType => `request.result.${op}`;
 
 /** Dedupe key of a request's terminal event: at most one terminal per request_id, even across retries. */
 export const terminalMsgId = (requestId: string): string => `terminal:${requestId}`;

@@ -1,5 +1,7 @@
+import type { Static } from 'typebox';
 import * as P from './eventPayloads.ts';
 import type { NamedSchema } from './named.ts';
+import * as O from './ourEventPayloads.ts';
 
 /**
  * The registered event types and their payload schemas: the discriminator table of the typed envelopes.
@@ -87,6 +89,26 @@ export const REGISTERED_EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as RegisteredE
 /** True when `type` has a typed envelope variant. This is a pure function. */
 export const isRegisteredEventType = (type: string): type is RegisteredEventType =>
   Object.hasOwn(EVENT_PAYLOADS, type);
+
+/**
+ * Our own bookkeeping types (docs/compatibility.md), typed like the registered ones but kept out of
+ * upstream's list above: on the wire they stay Custom events and they have no OpenAPI component.
+ */
+export const OUR_EVENT_PAYLOADS = {
+  'request.accepted': O.RequestAcceptedPayload,
+  'supervisor.stopped': O.SupervisorStoppedPayload,
+} as const satisfies Record<string, NamedSchema>;
+
+/** Every type we write with a typed draft and decode at replay: upstream's registered types and ours. */
+export const EVENT_CATALOG = { ...EVENT_PAYLOADS, ...OUR_EVENT_PAYLOADS };
+export type Catalog = typeof EVENT_CATALOG;
+export type CatalogEventType = keyof Catalog;
+/** The payload of a catalogue type, as its schema types it. */
+export type PayloadOf<K extends CatalogEventType> = Static<Catalog[K]>;
+
+/** True when `type` has a payload schema in the catalogue (upstream's or ours). This is a pure function. */
+export const isCatalogEventType = (type: string): type is CatalogEventType =>
+  Object.hasOwn(EVENT_CATALOG, type);
 
 /** Every distinct payload schema of the catalogue (each becomes an OpenAPI component). */
 export const PAYLOAD_SCHEMAS: NamedSchema[] = [...new Set(Object.values(EVENT_PAYLOADS))];

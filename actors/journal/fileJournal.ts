@@ -5,7 +5,7 @@ import { SeqConflictError, UnavailableError, ValidationError } from '../errors.t
 import { defaultLogger, type Logger } from '../logger.ts';
 import type {
   AppendOptions,
-  EventDraft,
+  JournalDraft,
   Journal,
   JournalBackend,
   JournalEvent,
@@ -53,14 +53,14 @@ export const MSG_ID_WINDOW = 10_000;
 const MAX_BATCH = 4096;
 
 interface Pending {
-  draft: EventDraft;
+  draft: JournalDraft;
   options: AppendOptions;
   resolve(event: JournalEvent): void;
   reject(err: unknown): void;
 }
 
 /** The stored form of a draft, fields in line order (seq, type, ts, actor, subject?, message?, payload?). */
-function stored(draft: EventDraft, seq: number): JournalEvent {
+function stored(draft: JournalDraft, seq: number): JournalEvent {
   const event: JournalEvent = {
     seq,
     type: draft.type,
@@ -158,7 +158,7 @@ export class FileJournal implements Journal {
    *   sequenced; UnavailableError when the write fails (nothing is left of it) or the journal is closed;
    *   ValidationError when the event cannot be serialised.
    */
-  append(draft: EventDraft, options: AppendOptions = {}): Promise<JournalEvent> {
+  append(draft: JournalDraft, options: AppendOptions = {}): Promise<JournalEvent> {
     if (this.#closing) return Promise.reject(this.#closedError());
     if (options.msgId !== undefined) {
       const seen = this.#msgIds.get(options.msgId);

@@ -1,4 +1,4 @@
-import type { EventDraft, JournalEvent } from './journal.ts';
+import type { JournalDraft, JournalEvent } from './journal.ts';
 
 /** The stored form of an event: everything but `seq`, which is the message's stream sequence. */
 export type StoredEvent = Omit<JournalEvent, 'seq'>;
@@ -8,7 +8,7 @@ export type StoredEvent = Omit<JournalEvent, 'seq'>;
  * the file backend writes, so both backends serialise an event identically. Fields outside the event
  * schema are dropped. This is a pure function.
  */
-function inOrder(seq: number, e: EventDraft & { ts: string }): JournalEvent {
+function inOrder(seq: number, e: JournalDraft & { ts: string }): JournalEvent {
   const event: JournalEvent = { seq, type: e.type, ts: e.ts, actor: e.actor };
   if (e.subject !== undefined) event.subject = e.subject;
   if (e.message !== undefined) event.message = e.message;
@@ -22,7 +22,7 @@ function inOrder(seq: number, e: EventDraft & { ts: string }): JournalEvent {
  * This is a pure function.
  */
 export function encodeEvent(
-  draft: EventDraft,
+  draft: JournalDraft,
   ts: string,
 ): { body: string; withSeq: (seq: number) => JournalEvent } {
   const { seq: _seq, ...stored } = inOrder(0, { ...draft, ts });

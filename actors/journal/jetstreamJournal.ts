@@ -19,7 +19,7 @@ import { listEvents } from './jetstreamRead.ts';
 import { JetStreamSubscription } from './jetstreamSubscription.ts';
 import type {
   AppendOptions,
-  EventDraft,
+  JournalDraft,
   Journal,
   JournalBackend,
   JournalEvent,
@@ -75,7 +75,7 @@ export class JetStreamJournal implements Journal {
    *   `OutcomeUnknownError` when that fails within `resolveTimeoutMs`: the event may be stored, or land
    *   later (retry with the same `msgId`).
    */
-  async append(draft: EventDraft, options: AppendOptions = {}): Promise<JournalEvent> {
+  async append(draft: JournalDraft, options: AppendOptions = {}): Promise<JournalEvent> {
     this.#assertOpen();
     const { body, withSeq } = encodeEvent(draft, draft.ts ?? new Date().toISOString());
     const { expectedSeq } = options;

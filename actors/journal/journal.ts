@@ -1,6 +1,6 @@
-import type { EventDraft, JournalEvent } from '../../schemas/event.ts';
+import type { EventDraft, JournalDraft, JournalEvent } from '../../schemas/event.ts';
 
-export type { EventDraft, JournalEvent };
+export type { EventDraft, JournalDraft, JournalEvent };
 
 /** Name of the supervisor's own log in composite cursors. */
 export const SUPERVISOR_LOG = '__supervisor__';
@@ -53,7 +53,7 @@ export interface Journal {
   /** The log's name: the city name, or `__supervisor__`. */
   readonly name: string;
   /** Appends one event; resolves with it as stored (seq and ts assigned) once it is durable. */
-  append(draft: EventDraft, options?: AppendOptions): Promise<JournalEvent>;
+  append(draft: JournalDraft, options?: AppendOptions): Promise<JournalEvent>;
   list(filter?: ListFilter): Promise<JournalEvent[]>;
   /** The latest seq, 0 when the log is empty. */
   head(): Promise<number>;

@@ -2,7 +2,7 @@ import { SeqConflictError } from '../errors.ts';
 import { applyFilter } from './filter.ts';
 import type {
   AppendOptions,
-  EventDraft,
+  JournalDraft,
   Journal,
   JournalBackend,
   JournalEvent,
@@ -30,7 +30,7 @@ export class MemoryJournal implements Journal {
     this.#events = events;
   }
 
-  async append(draft: EventDraft, options: AppendOptions = {}): Promise<JournalEvent> {
+  async append(draft: JournalDraft, options: AppendOptions = {}): Promise<JournalEvent> {
     if (this.#notifier.closed) throw new Error(`journal ${this.name} is closed`);
     if (options.msgId !== undefined) {
       const seen = this.#msgIds.get(options.msgId);

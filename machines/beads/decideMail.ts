@@ -38,7 +38,12 @@ function replay(model: BeadModel, claim: IdempotencyClaim | undefined): Out<'Sen
     : reject('idempotency_mismatch', 'Idempotency-Key reused with different request body');
 }
 
-function newMessage(model: BeadModel, m: NewMessage, ctx: EventContext, notice: string): Out<'SendMail'> {
+function newMessage(
+  model: BeadModel,
+  m: NewMessage,
+  ctx: EventContext,
+  notice: MailEventType,
+): Out<'SendMail'> {
   const id = formatId(model.prefix, model.nextNumber);
   const metadata: Record<string, string> = {};
   if (m.rig) metadata[RIG_KEY] = m.rig;
@@ -118,7 +123,7 @@ function messageChange(
   change: (
     bead: StoredBead,
   ) => { bead: StoredBead; type: 'bead.updated' | 'bead.closed' | 'bead.deleted' } | undefined,
-  notice: string,
+  notice: MailEventType,
 ): Outcome<CommandResults['MarkMailRead']> {
   const bead = model.beads.get(id)?.bead;
   if (!isMessage(bead)) return notFound('message', id);

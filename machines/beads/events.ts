@@ -57,7 +57,11 @@ const withMessage = (message: string | undefined) => (message ? { message } : {}
  * A `bead.*` draft for `bead`. Its `message` is the bead's title, as upstream records it: activity views
  * and `gc events` show it. This is a pure function.
  */
-export function beadEvent(type: BeadStateEventType, bead: StoredBead, ctx: EventContext): EventDraft {
+export function beadEvent(
+  type: BeadStateEventType,
+  bead: StoredBead,
+  ctx: EventContext,
+): EventDraft<BeadStateEventType> {
   return {
     type,
     actor: ctx.actor,
@@ -68,11 +72,21 @@ export function beadEvent(type: BeadStateEventType, bead: StoredBead, ctx: Event
   };
 }
 
+export type MailEventType = (typeof MailEventType)[keyof typeof MailEventType];
+export type ConvoyEventType = (typeof ConvoyEventType)[keyof typeof ConvoyEventType];
+
 /** The mail notices whose `message` names the recipient (upstream's `gc mail send` and `reply`). */
-const ADDRESSED: ReadonlySet<string> = new Set([MailEventType.Sent, MailEventType.Replied]);
+const ADDRESSED: ReadonlySet<MailEventType> = new Set<MailEventType>([
+  MailEventType.Sent,
+  MailEventType.Replied,
+]);
 
 /** A `mail.*` notice. This is a pure function. */
-export function mailEvent(type: string, message: Message, ctx: EventContext): EventDraft {
+export function mailEvent(
+  type: MailEventType,
+  message: Message,
+  ctx: EventContext,
+): EventDraft<MailEventType> {
   return {
     type,
     actor: ctx.actor,
@@ -84,6 +98,11 @@ export function mailEvent(type: string, message: Message, ctx: EventContext): Ev
 }
 
 /** A `convoy.*` notice (upstream's NoPayload: `{}`), with an optional `message`. This is a pure function. */
-export function convoyEvent(type: string, convoyId: string, ctx: EventContext, message?: string): EventDraft {
+export function convoyEvent(
+  type: ConvoyEventType,
+  convoyId: string,
+  ctx: EventContext,
+  message?: string,
+): EventDraft<ConvoyEventType> {
   return { type, actor: ctx.actor, subject: convoyId, ...withMessage(message), ts: ctx.now, payload: {} };
 }

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import type { EventDraft } from '../../actors/journal/journal.ts';
+import type { JournalDraft } from '../../actors/journal/journal.ts';
 import { REGISTERED_EVENT_TYPES } from '../../schemas/eventCatalog.ts';
 import { eventsServer } from '../helpers/eventsServer.ts';
 import { docValidator } from '../helpers/schemaValidator.ts';
@@ -8,7 +8,7 @@ import { openSse } from '../helpers/sse.ts';
 type Listed = { items: Array<{ type: string }> };
 
 /** Events of every kind the supervisor writes, a custom one, and some that need normalising. */
-const SAMPLES: EventDraft[] = [
+const SAMPLES: JournalDraft[] = [
   { type: 'city.created', actor: 'gc', subject: 'alpha', payload: { name: 'alpha', path: '/c/alpha' } },
   {
     type: 'city.unregister_requested',
@@ -37,7 +37,7 @@ const SAMPLES: EventDraft[] = [
   { type: 'custom.nothing', actor: 'me' },
 ];
 
-const SUPERVISOR_SAMPLES: EventDraft[] = [
+const SUPERVISOR_SAMPLES: JournalDraft[] = [
   { type: 'supervisor.started', actor: 'gc', payload: { previous_exit: 'clean' } },
   {
     type: 'request.result.city.create',

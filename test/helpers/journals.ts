@@ -3,7 +3,7 @@ import type {
   JournalEvent,
   ListFilter,
   Subscription,
-  EventDraft,
+  JournalDraft,
   AppendOptions,
 } from '../../actors/journal/journal.ts';
 
@@ -18,7 +18,7 @@ export class CountingJournal implements Journal {
   get name(): string {
     return this.inner.name;
   }
-  append(draft: EventDraft, options?: AppendOptions): Promise<JournalEvent> {
+  append(draft: JournalDraft, options?: AppendOptions): Promise<JournalEvent> {
     return this.inner.append(draft, options);
   }
   list(filter?: ListFilter): Promise<JournalEvent[]> {

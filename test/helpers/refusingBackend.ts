@@ -1,5 +1,5 @@
 import { UnavailableError } from '../../actors/errors.ts';
-import type { EventDraft, Journal, JournalBackend } from '../../actors/journal/journal.ts';
+import type { JournalDraft, Journal, JournalBackend } from '../../actors/journal/journal.ts';
 
 /**
  * A backend whose logs refuse chosen appends with the journal's own 503 (`journal_unavailable`), as a
@@ -8,7 +8,7 @@ import type { EventDraft, Journal, JournalBackend } from '../../actors/journal/j
  */
 export function refusingBackend(
   inner: JournalBackend,
-  refuse: (log: string, draft: EventDraft) => boolean,
+  refuse: (log: string, draft: JournalDraft) => boolean,
 ): JournalBackend {
   return {
     kind: inner.kind,
