@@ -116,7 +116,6 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
     request_id = id;
     await city.send({ type: 'REGISTER' });
 
-    core.cities.set(name, city);
     core.attach(city);
     return { request_id, event_cursor };
   } catch (err) {

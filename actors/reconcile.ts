@@ -69,12 +69,7 @@ export async function reconcilePass(core: SupervisorCore): Promise<void> {
         job(core, city, stopForUnregister);
         break;
       case 'unregistered':
-        if (!pendingNames.has(city.name)) {
-          core.cities.delete(city.name);
-          core.live.remove(city.name);
-          // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes.
-          await city.journal.close().catch(() => undefined);
-        }
+        if (!pendingNames.has(city.name)) await core.detach(city);
         break;
       default:
         break;

@@ -149,7 +149,6 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
       // Registered but its log never got `city.created` (a crash between the two): record it now.
       if (city.state === 'absent') await city.send({ type: 'REGISTER' });
       await city.send({ type: 'RECOVER' });
-      sup.cities.set(city.name, city);
       sup.attach(city);
     }
     await log.boot();
@@ -171,6 +170,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   }
 
   attach(city: CityActor): void {
+    this.cities.set(city.name, city);
     this.live.set({
       name: city.name,
       path: city.path,
@@ -178,6 +178,13 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
       running: city.running,
       services: city.serviceValues(),
     });
+  }
+
+  async detach(city: CityActor): Promise<void> {
+    this.cities.delete(city.name);
+    this.live.remove(city.name);
+    // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes.
+    await city.journal.close().catch(() => undefined);
   }
 
   wake(): void {

@@ -21,8 +21,11 @@ export interface SupervisorCore {
   readonly readiness: Readiness;
   readonly registry: CityRegistry;
   readonly log: SupervisorLog;
-  /** Every city with an actor: registered ones and ones still being unregistered, by name. */
-  readonly cities: Map<string, CityActor>;
+  /**
+   * Every city with an actor: registered ones and ones still being unregistered, by name. Read-only here:
+   * `attach` and `detach` are the only writers, so the policy's view and LiveCities move together.
+   */
+  readonly cities: ReadonlyMap<string, CityActor>;
   readonly live: LiveCities;
   /**
    * City paths held by an operation whose HTTP handler has not answered yet (the reconciler leaves them
@@ -45,6 +48,8 @@ export interface SupervisorCore {
   wake(): void;
   /** Opens a city's actor (replaying its log) and keeps LiveCities in step with it; not yet attached. */
   openCity(entry: { name: string; path: string }): Promise<CityActor>;
-  /** Puts a city into LiveCities (running=false until it starts). */
+  /** Adds a city to `cities` and to LiveCities (running=false until it starts). */
   attach(city: CityActor): void;
+  /** Takes a city out of `cities` and LiveCities (its streams end) and closes its log handle. */
+  detach(city: CityActor): Promise<void>;
 }
