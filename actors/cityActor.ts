@@ -12,6 +12,7 @@ import {
 export type { CityState };
 import type { CityConfig } from './cityConfig.ts';
 import type { CityService } from './cityServices.ts';
+import { foldingReported } from './damagedRecords.ts';
 import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { JournaledActor } from './journaledActor.ts';
@@ -93,9 +94,13 @@ export class CityActor {
     return this.actor.send(event);
   }
 
-  /** Folds recorded city-log events (replay, catch-up). */
+  /**
+   * Folds recorded city-log events (replay, catch-up).
+   * @throws DamagedRecordError (logged) at a record whose payload does not match its schema.
+   */
   fold(events: readonly JournalEvent[]): void {
-    this.actor.fold(events.flatMap(cityEventsFromRecord));
+    const log = this.journal.name;
+    this.actor.fold(foldingReported(() => events.flatMap((event) => cityEventsFromRecord(event, log))));
   }
 
   /** What routes see of the started services (`LiveCity.services`). */

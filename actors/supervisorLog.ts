@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { initialTransition } from 'xstate';
 import {
-  requestEventsFromRecord,
-  requestIdOf,
-  requestInputOf,
   requestMachine,
+  requestRecordOf,
   type RequestContext,
   type RequestInput,
 } from '../machines/request.machine.ts';
@@ -14,6 +12,7 @@ import {
   supervisorMachine,
   type PreviousExit,
 } from '../machines/supervisor.machine.ts';
+import { foldingReported } from './damagedRecords.ts';
 import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { SUPERVISOR_LOG } from './journal/journal.ts';
@@ -118,26 +117,32 @@ export class SupervisorLog {
       .map((a) => a.snapshot.context);
   }
 
-  /** Folds recorded events: replay at open, and catch-up after a fencing conflict. */
+  /**
+   * Folds recorded events: replay at open, and catch-up after a fencing conflict.
+   * @throws DamagedRecordError (logged) at a record whose payload does not match its schema.
+   */
   fold(events: readonly JournalEvent[]): void {
-    for (const event of events) {
-      this.#supervisor.fold(supervisorEventsFromRecord(event));
-      const id = requestIdOf(event);
-      if (id === undefined) continue;
-      let actor = this.#pending.get(id);
-      if (!actor) {
-        const input = requestInputOf(event);
-        if (!input) continue;
-        actor = new JournaledActor(
-          requestMachine,
-          initialTransition(requestMachine, input)[0],
-          this.#appender,
-        );
-        this.#pending.set(id, actor);
-      }
-      actor.fold(requestEventsFromRecord(event));
-      if (actor.snapshot.status === 'done') this.#pending.delete(id);
+    foldingReported(() => {
+      for (const event of events) this.#foldOne(event);
+    });
+  }
+
+  #foldOne(event: JournalEvent): void {
+    this.#supervisor.fold(supervisorEventsFromRecord(event, SUPERVISOR_LOG));
+    const request = requestRecordOf(event, SUPERVISOR_LOG);
+    if (request === undefined) return;
+    let actor = this.#pending.get(request.request_id);
+    if (!actor) {
+      if (!request.input) return;
+      actor = new JournaledActor(
+        requestMachine,
+        initialTransition(requestMachine, request.input)[0],
+        this.#appender,
+      );
+      this.#pending.set(request.request_id, actor);
     }
+    actor.fold(request.events);
+    if (actor.snapshot.status === 'done') this.#pending.delete(request.request_id);
   }
 
   async #terminate(

@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate';
+import { payloadAs } from '../schemas/eventDecode.ts';
 import { recordOf, type Recorded, type RecordEvent } from './recorded.ts';
 
 export interface CityInput {
@@ -223,22 +224,29 @@ export function cityStatus(value: unknown): string {
 }
 
 /**
- * Maps a recorded city-log event back to the machine events that recorded it (replay). Runtime-only
+ * Maps a recorded event of city log `log` back to the machine events that recorded it (replay). Runtime-only
  * steps (START, phases, STOP) are re-inserted so the fold follows the live path. Pure.
+ * @throws DamagedRecordError when a lifecycle record's payload does not match its schema.
  */
-export function cityEventsFromRecord(event: Recorded): CityEvent[] {
+export function cityEventsFromRecord(event: Recorded, log: string): CityEvent[] {
   switch (event.type) {
     case 'city.created':
+      payloadAs(log, event, 'city.created');
       return [{ type: 'REGISTER' }];
     case 'controller.started':
+      payloadAs(log, event, 'controller.started');
       return [{ type: 'START' }, { type: 'STARTED', at: event.ts }];
     case 'controller.stopped':
+      payloadAs(log, event, 'controller.stopped');
       return [{ type: 'STOP' }, { type: 'STOPPED' }];
     case 'city.suspended':
+      payloadAs(log, event, 'city.suspended');
       return [{ type: 'SUSPEND' }];
     case 'city.resumed':
+      payloadAs(log, event, 'city.resumed');
       return [{ type: 'RESUME' }];
     case 'city.unregister_requested':
+      payloadAs(log, event, 'city.unregister_requested');
       return [{ type: 'UNREGISTER' }];
     default:
       return [];

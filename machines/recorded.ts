@@ -15,17 +15,9 @@ export interface RecordEvent {
 export const recordOf = (draft: EventDraft, msgId?: string): RecordEvent =>
   msgId === undefined ? { type: 'record', draft } : { type: 'record', draft, msgId };
 
-/** A recorded event read back from a log (replay and catch-up feed these to `…FromRecord` mappers). */
-export type Recorded = Pick<JournalEvent, 'type' | 'ts' | 'subject' | 'payload'>;
-
-/** The payload as a plain object (empty when absent or not an object). Pure. */
-export function payloadOf(event: Recorded): Record<string, unknown> {
-  const p = event.payload;
-  return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
-}
-
-/** A string field of the payload, or '' when missing. Pure. */
-export const payloadString = (event: Recorded, key: string): string => {
-  const v = payloadOf(event)[key];
-  return typeof v === 'string' ? v : '';
-};
+/**
+ * A recorded event read back from a log (replay and catch-up feed these to `…FromRecord` mappers, which
+ * decode the payloads they fold with `payloadAs`: a damaged one is a DamagedRecordError with its log and
+ * seq, never a silent default).
+ */
+export type Recorded = Pick<JournalEvent, 'seq' | 'type' | 'ts' | 'subject' | 'payload'>;

@@ -1,5 +1,6 @@
 import { assign, emit, setup } from 'xstate';
-import { payloadOf, payloadString, recordOf, type Recorded, type RecordEvent } from './recorded.ts';
+import { payloadAs } from '../schemas/eventDecode.ts';
+import { recordOf, type Recorded, type RecordEvent } from './recorded.ts';
 
 /** The async supervisor operations (upstream's RequestFailedPayload.operation, city scope subset). */
 export type RequestOperation = 'city.create' | 'city.unregister';
@@ -112,46 +113,29 @@ export const requestMachine = setup({
   },
 });
 
-/** The request a supervisor-log event is about, or undefined for events of other kinds. Pure. */
-export function requestIdOf(event: Recorded): string | undefined {
-  if (event.type !== REQUEST_ACCEPTED && event.type !== REQUEST_FAILED && !isResultType(event.type)) {
-    return undefined;
-  }
-  return payloadString(event, 'request_id') || undefined;
-}
-
-const isResultType = (type: string): boolean => type.startsWith('request.result.');
-
-/** The input of a request recorded by `request.accepted`, or undefined when the payload is malformed. Pure. */
-export function requestInputOf(event: Recorded): RequestInput | undefined {
-  if (event.type !== REQUEST_ACCEPTED) return undefined;
-  const p = payloadOf(event);
-  const op = p.operation;
-  if (op !== 'city.create' && op !== 'city.unregister') return undefined;
-  const request_id = payloadString(event, 'request_id');
-  if (!request_id) return undefined;
-  return {
-    request_id,
-    operation: op,
-    name: payloadString(event, 'name'),
-    path: payloadString(event, 'path'),
-  };
-}
+const isResultType = (type: string): type is RequestResultType =>
+  type === resultType('city.create') || type === resultType('city.unregister');
 
 /**
- * Maps a recorded supervisor-log event back to the machine event that recorded it (replay). Pure.
+ * What one record of supervisor log `log` says about a request: its id, its input (`request.accepted`
+ * carries it) and the machine events that recorded it (replay); undefined for events of other kinds. Pure.
+ * @throws DamagedRecordError when a request record's payload does not match its schema.
  */
-export function requestEventsFromRecord(event: Recorded): RequestEvent[] {
-  if (event.type === REQUEST_ACCEPTED) return [{ type: 'ACCEPT' }];
-  if (isResultType(event.type)) return [{ type: 'SUCCEED' }];
-  if (event.type === REQUEST_FAILED) {
-    return [
-      {
-        type: 'FAIL',
-        error_code: payloadString(event, 'error_code'),
-        error_message: payloadString(event, 'error_message'),
-      },
-    ];
+export function requestRecordOf(
+  event: Recorded,
+  log: string,
+): { request_id: string; input?: RequestInput; events: RequestEvent[] } | undefined {
+  if (event.type === REQUEST_ACCEPTED) {
+    const input = payloadAs(log, event, REQUEST_ACCEPTED);
+    return { request_id: input.request_id, input, events: [{ type: 'ACCEPT' }] };
   }
-  return [];
+  if (isResultType(event.type)) {
+    const { request_id } = payloadAs(log, event, event.type);
+    return { request_id, events: [{ type: 'SUCCEED' }] };
+  }
+  if (event.type === REQUEST_FAILED) {
+    const { request_id, error_code, error_message } = payloadAs(log, event, REQUEST_FAILED);
+    return { request_id, events: [{ type: 'FAIL', error_code, error_message }] };
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { emit, setup } from 'xstate';
-import { payloadString, recordOf, type Recorded, type RecordEvent } from './recorded.ts';
+import { payloadAs } from '../schemas/eventDecode.ts';
+import { recordOf, type Recorded, type RecordEvent } from './recorded.ts';
 
 /** How the previous supervisor run ended (upstream SupervisorStartedPayload.previous_exit). */
 export type PreviousExit = 'clean' | 'crash' | 'unknown';
@@ -59,15 +60,18 @@ export function previousExitOf(value: unknown): PreviousExit {
   return 'unknown';
 }
 
-/** Maps a recorded supervisor-log event back to machine events (replay). Pure. */
-export function supervisorEventsFromRecord(event: Recorded): SupervisorEvent[] {
+/**
+ * Maps a recorded event of supervisor log `log` back to machine events (replay). Pure.
+ * @throws DamagedRecordError when a lifecycle record's payload does not match its schema.
+ */
+export function supervisorEventsFromRecord(event: Recorded, log: string): SupervisorEvent[] {
   switch (event.type) {
     case 'supervisor.started': {
-      const p = payloadString(event, 'previous_exit');
-      const previous_exit: PreviousExit = p === 'clean' || p === 'crash' ? p : 'unknown';
+      const { previous_exit } = payloadAs(log, event, 'supervisor.started');
       return [{ type: 'BOOTED', previous_exit }];
     }
     case 'supervisor.stopped':
+      payloadAs(log, event, 'supervisor.stopped');
       return [{ type: 'STOP' }, { type: 'STOPPED' }];
     default:
       return [];

@@ -5,6 +5,7 @@ import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts'
 import type { BeadCommand, ResultOf } from '../../machines/beads/commands.ts';
 import { decide } from '../../machines/beads/decide.ts';
 import { evolve } from '../../machines/beads/evolve.ts';
+import { foldingReported } from '../damagedRecords.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
 import { rejectionError } from './rejections.ts';
 import { backoffMs, type RetryPolicy } from './retryPolicy.ts';
@@ -162,7 +163,8 @@ export class BeadCommandRunner {
   /** Folds `event` if it is the next one; earlier ones were folded already. */
   #apply(event: JournalEvent): void {
     if (event.seq !== this.model.seq + 1) return;
-    evolve(this.model, event);
+    // A damaged record stops the fold here (logged, thrown): the model never runs past it.
+    foldingReported(() => evolve(this.model, event, this.journal.name));
     this.#anchor = { seq: event.seq, type: event.type, ts: event.ts };
     this.#sinceSnapshot++;
     if (this.#started && this.#sinceSnapshot >= (this.options.snapshot?.every ?? Infinity))

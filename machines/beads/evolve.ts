@@ -1,5 +1,6 @@
 import type { JournalEvent } from '../../schemas/event.ts';
-import { isBeadStateEvent } from './events.ts';
+import { payloadAs } from '../../schemas/eventDecode.ts';
+import { isBeadStateEvent, type BeadStateEventType } from './events.ts';
 import { idNumber } from './ids.ts';
 import { reindexBead } from './indexes.ts';
 import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } from './model.ts';
@@ -12,13 +13,17 @@ import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } fr
  * Deterministic and free of I/O, but it mutates `model` in place: a city folds up to millions of events
  * at start-up, and copying maps per event would blow that budget. Callers that need the previous state
  * must not share the model.
+ * @throws DamagedRecordError when a `bead.*` payload of log `log` is not a bead with an id (the model then
+ *   stays at the event before it).
  */
-export function evolve(model: BeadModel, event: JournalEvent): void {
+export function evolve(model: BeadModel, event: JournalEvent, log: string): void {
   if (event.seq <= model.seq) return;
+  if (!isBeadStateEvent(event.type)) {
+    model.seq = event.seq;
+    return;
+  }
+  const bead = beadOf(event, event.type, log);
   model.seq = event.seq;
-  if (!isBeadStateEvent(event.type)) return;
-  const bead = beadOf(event);
-  if (!bead) return;
   if (event.type === 'bead.deleted') {
     remove(model, bead.id);
     return;
@@ -35,16 +40,16 @@ export function evolve(model: BeadModel, event: JournalEvent): void {
 }
 
 /** Folds events in order. Same contract as {@link evolve}. */
-export function evolveAll(model: BeadModel, events: Iterable<JournalEvent>): void {
-  for (const event of events) evolve(model, event);
+export function evolveAll(model: BeadModel, events: Iterable<JournalEvent>, log: string): void {
+  for (const event of events) evolve(model, event, log);
 }
 
-/** The bead of a `bead.*` payload, or undefined when the payload is not one (a foreign writer's). */
-function beadOf(event: JournalEvent): StoredBead | undefined {
-  const payload = event.payload as { bead?: unknown } | undefined;
-  const bead = payload?.bead as StoredBead | undefined;
-  if (typeof bead !== 'object' || bead === null || typeof bead.id !== 'string') return undefined;
-  return bead;
+/** The bead of a `bead.*` payload, decoded through the catalogue; the model also needs its id. */
+function beadOf(event: JournalEvent, type: BeadStateEventType, log: string): StoredBead {
+  const { bead } = payloadAs(log, event, type, (p) =>
+    typeof p.bead.id === 'string' ? undefined : '/bead/id: a folded bead needs its id',
+  );
+  return bead as StoredBead;
 }
 
 function remove(model: BeadModel, id: string): void {

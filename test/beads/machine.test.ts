@@ -19,6 +19,7 @@ import {
 } from '../../machines/beads/index.ts';
 
 const NOW = '2030-05-01T12:00:00.000Z';
+const LOG = 'spec';
 const ctx = { actor: 'tester', now: NOW };
 
 /**
@@ -34,7 +35,7 @@ function spec(...given: BeadCommand[]) {
       if (!draft) continue;
       const event = { ...draft, seq: model.seq + 1, ts: draft.ts ?? NOW };
       events.push(event);
-      evolve(model, event);
+      evolve(model, event, LOG);
     }
   };
   for (const command of given) fold(decide(model, command, ctx));
@@ -62,13 +63,17 @@ t.test('ids are <prefix>-<n> with a prefix from the city name, and never reused'
   const next = s.when(create('c'));
   t.ok(next.ok && next.decision.result.bead.id === 'sp-3', 'a deleted id is not handed out again');
   const foreign = createModel('sp');
-  evolve(foreign, {
-    seq: 1,
-    type: 'bead.created',
-    ts: NOW,
-    actor: 'x',
-    payload: { bead: { id: 'sp-41', title: 't', status: 'open', issue_type: 'task', created_at: NOW } },
-  });
+  evolve(
+    foreign,
+    {
+      seq: 1,
+      type: 'bead.created',
+      ts: NOW,
+      actor: 'x',
+      payload: { bead: { id: 'sp-41', title: 't', status: 'open', issue_type: 'task', created_at: NOW } },
+    },
+    LOG,
+  );
   t.equal(foreign.nextNumber, 42, 'ids written by another writer count too');
 });
 
@@ -91,7 +96,7 @@ t.test('evolve folds by seq exactly once and keeps its indexes in step', async (
   t.same([...(s.model.indexes.roots.get('sp-1') ?? [])], ['sp-2']);
   t.notOk(s.model.indexes.children.has('sp-1'), 'a cleared parent leaves no empty index entry');
   const replayed = createModel('sp');
-  evolveAll(replayed, [...s.events, ...s.events]);
+  evolveAll(replayed, [...s.events, ...s.events], LOG);
   t.equal(replayed.seq, s.model.seq, 'events at or below the seq are ignored');
   t.same([...replayed.beads.keys()], [...s.model.beads.keys()]);
   const deleted = spec(create('p'), create('c', { parent: 'sp-1' }), { type: 'DeleteBead', id: 'sp-2' });
@@ -137,7 +142,7 @@ t.test('indexed list pages match a naive filter of every bead, newest first, for
     const model = createModel('rx');
     let seq = 0;
     const put = (type: string, bead: object) =>
-      evolve(model, { seq: ++seq, type, ts: NOW, actor: 'x', payload: { bead } });
+      evolve(model, { seq: ++seq, type, ts: NOW, actor: 'x', payload: { bead } }, LOG);
     const beads = 5 + Math.floor(rand() * 80);
     for (let i = 1; i <= beads; i++) {
       const bead = {
@@ -223,7 +228,7 @@ t.test('the model is a pure function of the events: folding them twice gives equ
   );
   const fold = (): BeadModel => {
     const m = createModel('sp');
-    evolveAll(m, s.events);
+    evolveAll(m, s.events, LOG);
     return m;
   };
   t.same(fold(), fold());

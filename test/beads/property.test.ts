@@ -66,7 +66,7 @@ function indexesFromBeads(model: Readonly<BeadModel>) {
 /** A pure fold of `events` (as any reader of the log would see them). */
 function foldOf(prefix: string, events: readonly JournalEvent[]) {
   const model = createModel(prefix);
-  evolveAll(model, events);
+  evolveAll(model, events, prefix);
   return snapshot(model);
 }
 

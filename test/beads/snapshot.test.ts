@@ -19,7 +19,7 @@ const plain = (m: Readonly<BeadModel>) => ({
 
 async function foldOf(journal: Journal, prefix: string) {
   const model = createModel(prefix);
-  evolveAll(model, await journal.list());
+  evolveAll(model, await journal.list(), journal.name);
   return plain(model);
 }
 

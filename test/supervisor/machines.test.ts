@@ -9,7 +9,7 @@ import {
 } from 'xstate';
 import { cityEventsFromRecord, cityMachine, cityStatus, leafState } from '../../machines/city.machine.ts';
 import type { RecordEvent } from '../../machines/recorded.ts';
-import { requestEventsFromRecord, requestInputOf, requestMachine } from '../../machines/request.machine.ts';
+import { requestMachine, requestRecordOf } from '../../machines/request.machine.ts';
 import {
   previousExitOf,
   supervisorEventsFromRecord,
@@ -95,12 +95,12 @@ t.test('replaying what a request recorded rebuilds its state', async (t) => {
     { type: 'FAIL', error_code: 'c', error_message: 'm' },
   ]);
   const recorded = asRecorded(live.records);
-  const rebuiltInput = requestInputOf(recorded[0]!);
+  const rebuiltInput = requestRecordOf(recorded[0]!, '__supervisor__')?.input;
   t.same(rebuiltInput, input);
   const replayed = run(
     requestMachine,
     initialTransition(requestMachine, rebuiltInput!)[0],
-    recorded.flatMap(requestEventsFromRecord),
+    recorded.flatMap((e) => requestRecordOf(e, '__supervisor__')?.events ?? []),
   );
   t.equal(replayed.snapshot.value, live.snapshot.value);
   t.same(replayed.snapshot.context, live.snapshot.context);
@@ -224,12 +224,16 @@ t.test('replaying what a city recorded rebuilds its durable state', async (t) =>
     { type: 'STARTED', at: '2026-01-01T00:00:05Z' },
     { type: 'UNREGISTER' },
   ]);
-  const replayed = run(cityMachine, newCity(), asRecorded(live.records).flatMap(cityEventsFromRecord));
+  const replayed = run(
+    cityMachine,
+    newCity(),
+    asRecorded(live.records).flatMap((e) => cityEventsFromRecord(e, 'alpha')),
+  );
   t.same(replayed.snapshot.value, live.snapshot.value);
   t.equal(replayed.snapshot.context.suspended, true);
   t.equal(replayed.snapshot.context.controllerUp, true);
   t.same(
-    cityEventsFromRecord({ type: 'bead.created', ts: 'x' }),
+    cityEventsFromRecord({ seq: 1, type: 'bead.created', ts: 'x' }, 'alpha'),
     [],
     'other kinds are not the city machine’s',
   );
@@ -261,7 +265,9 @@ t.test('the supervisor log says how the previous run ended', async (t) => {
   const replayed = run(
     supervisorMachine,
     s0,
-    asRecorded([...first.records, ...clean.records]).flatMap(supervisorEventsFromRecord),
+    asRecorded([...first.records, ...clean.records]).flatMap((e) =>
+      supervisorEventsFromRecord(e, '__supervisor__'),
+    ),
   );
   t.equal(replayed.snapshot.value, 'stopped');
   const again = run(supervisorMachine, replayed.snapshot, [{ type: 'BOOTED', previous_exit: 'clean' }]);
