@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { writeFileAtomic } from '../actors/atomicFile.ts';
 import { isLoopbackBind, loadConfig, type SupervisorConfig } from '../actors/config.ts';
@@ -68,7 +69,7 @@ export async function runSupervisor(
     // Per-request lines would drown the supervisor's own (SSE streams and blocking queries are long).
     const app = await buildApp(
       { config, cities: supervisor.live, readOnly, supervisor },
-      { loggerInstance: logger, disableRequestLogging: true },
+      { loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) },
     );
     await app.listen({ host: config.bind, port: config.port });
     const address = app.server.address();
