@@ -223,6 +223,16 @@ export function cityStatus(value: unknown): string {
   }
 }
 
+/** The city-log types the city machine folds (replay): its state, which no user's custom event may forge. */
+export const CITY_FOLDED_TYPES: ReadonlySet<string> = new Set([
+  'city.created',
+  'controller.started',
+  'controller.stopped',
+  'city.suspended',
+  'city.resumed',
+  'city.unregister_requested',
+]);
+
 /**
  * Maps a recorded event of city log `log` back to the machine events that recorded it (replay). Runtime-only
  * steps (START, phases, STOP) are re-inserted so the fold follows the live path. Pure.

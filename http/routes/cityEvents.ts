@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { customEventDraft } from '../../actors/customEvents.ts';
 import { servedEvents } from '../../actors/feed/visibility.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
@@ -97,8 +98,7 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request, reply) => {
       const { journal } = runningCity(deps, request.params.cityName);
-      const { type, actor, subject, message } = request.body;
-      await journal.append({ type, actor, ...(subject ? { subject } : {}), ...(message ? { message } : {}) });
+      await journal.append(customEventDraft(request.body));
       return reply.code(201).send({ status: 'recorded' });
     },
   );

@@ -123,7 +123,8 @@ forEachBackend(t, async (t, env) => {
   });
 
   t.test(
-    "start-up folds a log with other families' events and foreign payloads without failing",
+    // Damaged bead payloads are no longer skipped: they stop the fold (test/supervisor/damagedRecords.test.ts).
+    "start-up folds a log with other families' events and another writer's bead events",
     async (t) => {
       const h = await cityHarness(t, env);
       const bead = await createBead(t, h, { title: 'a' });
@@ -132,8 +133,6 @@ forEachBackend(t, async (t, env) => {
         actor: 'supervisor',
         payload: { name: h.name, path: '' },
       });
-      await h.journal.append({ type: 'bead.updated', actor: 'someone', payload: { nonsense: true } });
-      await h.journal.append({ type: 'bead.updated', actor: 'someone' });
       await h.journal.append({
         type: 'bead.updated',
         actor: 'someone',
@@ -142,7 +141,7 @@ forEachBackend(t, async (t, env) => {
       });
       await h.restart();
       const store = h.service.service;
-      t.equal(store.index, 5);
+      t.equal(store.index, 3);
       t.equal(
         store.model.beads.get(bead.id)!.bead.title,
         'renamed elsewhere',

@@ -224,6 +224,35 @@ t.test('emit refuses unknown fields, empty type/actor, and a missing X-GC-Reques
   t.equal(await journal.head(), 0, 'nothing recorded');
 });
 
+t.test('emit refuses a type the city folds as state: it would forge state or damage the log', async (t) => {
+  const { app, journal } = await appWith(t);
+  for (const type of [
+    'bead.created',
+    'bead.deleted',
+    'city.created',
+    'city.suspended',
+    'controller.stopped',
+  ]) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v0/city/alpha/events',
+      headers: { 'x-gc-request': '1' },
+      payload: { type, actor: 'me' },
+    });
+    t.equal(res.statusCode, 422, type);
+    t.match(res.json(), { detail: /^invalid: type / }, type);
+    t.match(res.json().errors, [{ location: 'body.type', value: type }], type);
+  }
+  t.equal(await journal.head(), 0, 'nothing recorded');
+  const other = await app.inject({
+    method: 'POST',
+    url: '/v0/city/alpha/events',
+    headers: { 'x-gc-request': '1' },
+    payload: { type: 'mail.sent', actor: 'me' },
+  });
+  t.equal(other.statusCode, 201, 'a catalogue type the city does not fold is still a custom event');
+});
+
 t.test('a registered type with a payload that does not match is normalised, never dropped', async (t) => {
   const { app, journal } = await appWith(t);
   await journal.append({ type: 'city.created', actor: 'gc', subject: 'x', payload: { name: 'x', stray: 1 } });
