@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { blockingQueryParameters } from './blockingQuery.ts';
-import { QueryInteger } from './queryInteger.ts';
+import { QueryInteger } from './queryIntegerSchema.ts';
 
 /**
  * Small schema builders shared by the beads, mail and convoys families, written so the emitted JSON

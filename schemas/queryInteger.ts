@@ -1,5 +1,3 @@
-import { Type } from 'typebox';
-
 /**
  * The largest integer a query parameter may carry: 2^53 - 1, the largest a JSON number holds exactly, so a
  * seq or limit is never silently rounded (a rounded `index` would block on a head that can never come).
@@ -12,7 +10,8 @@ const DIGITS = /^\d+$/;
  * The one integer grammar of query parameters and of the seqs in resume values: ASCII decimal digits only
  * (leading zeros allowed, as Go's strconv reads them), at most {@link QUERY_INTEGER_MAX}. No sign, exponent,
  * hex prefix, fraction or whitespace: `Number()` alone would read `1e309` as Infinity and `0x10` as 16.
- * Every integer in this API's queries is a count or a position, so none is negative. Pure.
+ * Every integer in this API's queries is a count or a position, so none is negative. Pure; this module
+ * imports nothing, so the CLI shares it without loading TypeBox at start-up.
  * @returns the value, or undefined when `text` is not such an integer.
  */
 export function parseQueryInteger(text: string): number | undefined {
@@ -20,10 +19,3 @@ export function parseQueryInteger(text: string): number | undefined {
   const value = Number(text);
   return value <= QUERY_INTEGER_MAX ? value : undefined;
 }
-
-/**
- * An integer query parameter as the OpenAPI document shows it. The validator (http/strictBody.ts) holds
- * the text of every `integer` query property to {@link parseQueryInteger} before Ajv coerces it.
- */
-export const QueryInteger = (description: string) =>
-  Type.Integer({ minimum: 0, maximum: QUERY_INTEGER_MAX, description });

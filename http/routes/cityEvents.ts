@@ -5,7 +5,7 @@ import { servedEvents } from '../../actors/feed/visibility.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
-import { QueryInteger } from '../../schemas/queryInteger.ts';
+import { QueryInteger } from '../../schemas/queryIntegerSchema.ts';
 import { includeQueryParameter } from '../../schemas/eventInclude.ts';
 import type { EventEmitRequest } from '../../schemas/eventBodies.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';

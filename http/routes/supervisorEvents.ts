@@ -6,7 +6,7 @@ import { feedStart } from '../../actors/feed/supervisorFeed.ts';
 import { servedEvents } from '../../actors/feed/visibility.ts';
 import { includeQueryParameter } from '../../schemas/eventInclude.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
-import { QueryInteger } from '../../schemas/queryInteger.ts';
+import { QueryInteger } from '../../schemas/queryIntegerSchema.ts';
 import type { AppDeps } from '../deps.ts';
 import { supervisorResume } from '../events/resume.ts';
 import { listSupervisorEvents } from '../events/supervisorList.ts';
