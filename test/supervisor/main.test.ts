@@ -67,6 +67,9 @@ t.test('bound to a non-loopback address the API is read-only, with a warning', a
     body: JSON.stringify({ dir: join(tmp(t), 'c'), start_command: 'x' }),
   });
   t.equal(ok.status, 202, 'allow_mutations lifts it');
+  // Stopped here, before the teardowns remove their directories: the accepted create is still writing.
+  await allowed.close();
+  await running.close();
 });
 
 t.test('a supervisor without an initializer answers 501 to city lifecycle operations', async (t) => {
