@@ -111,7 +111,12 @@ export function refusedWriteCases(t: Test, faults: BrokerFaults): void {
       await faults.resume();
     }
     const verdicts = await checkTruth(t, j, attempts);
-    t.notOk([...verdicts.values()].includes('stored'), 'nothing was confirmed while the broker was frozen');
+    const answers = await Promise.all(
+      attempts.map(async (a) => `${a.tag}: ${JSON.stringify(await a.answer)}`),
+    );
+    t.notOk([...verdicts.values()].includes('stored'), 'nothing was confirmed while the broker was frozen', {
+      answers,
+    });
   });
 
   t.test('an append in flight across a short pause is resolved: stored once, or refused', async (t) => {

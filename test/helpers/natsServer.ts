@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect as tcpConnect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -85,6 +85,32 @@ function canConnect(port: number): Promise<boolean> {
     });
     sock.once('error', () => resolve(false));
   });
+}
+
+/**
+ * Resolves once every thread of `pid` is stopped. `kill(SIGSTOP)` returns before the signal is taken: on
+ * a loaded machine a thread of the server can still run (and answer a publish) for some milliseconds, so
+ * a test that freezes the broker must not send anything before this.
+ */
+async function stoppedEverywhere(pid: number | undefined): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+    const states = await Promise.all(
+      tasks.map((task) =>
+        // The state is the field after the parenthesised command name.
+        readFile(`/proc/${pid}/task/${task}/stat`, 'utf8').then(
+          (stat) => stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3),
+          () => 'T',
+        ),
+      ),
+    );
+    if (states.every((state) => state === 'T' || state === 't')) return;
+    if (Date.now() > deadline)
+      throw new Error(`nats-server ${pid} did not stop: thread states ${states.join('')}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
 }
 
 /**
@@ -195,6 +221,7 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
       if (!child) throw new Error('nats-server is not running');
       await signalServer('SIGSTOP');
       paused = true;
+      await stoppedEverywhere(await serverPid);
     },
     resume: async () => {
       if (!paused) return;
