@@ -1,5 +1,5 @@
 import { SUPERVISOR_LOG, type JournalEvent } from '../journal/journal.ts';
-import { REQUEST_ACCEPTED } from '../../machines/request.machine.ts';
+import { OUR_EVENT_PAYLOADS } from '../../schemas/eventCatalog.ts';
 
 /**
  * Which recorded events the event routes serve. The supervisor keeps bookkeeping records upstream never
@@ -13,21 +13,22 @@ import { REQUEST_ACCEPTED } from '../../machines/request.machine.ts';
 export type EventFilter = (log: string, event: JournalEvent) => boolean;
 
 /**
- * Every type we record that upstream's catalog lacks, all on `__supervisor__`: the durable acceptance of an
- * async request, and the clean-stop marker `supervisor.started.previous_exit` is derived from.
+ * Every type we record that upstream's catalog lacks (our part of the catalogue): the durable acceptance of
+ * an async request (on the supervisor log for cities, on a city's log for its sessions), and the clean-stop
+ * marker `supervisor.started.previous_exit` is derived from.
  */
-export const INTERNAL_EVENT_TYPES: ReadonlySet<string> = new Set([REQUEST_ACCEPTED, 'supervisor.stopped']);
+export const INTERNAL_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(OUR_EVENT_PAYLOADS));
 
 /**
- * True for the supervisor's own bookkeeping: an internal type on `__supervisor__`. Only the supervisor
- * writes that log (emitted events go to city logs), so a custom event a user emitted, whatever its name,
- * is never internal. Pure.
+ * True for the supervisor's own bookkeeping: an internal type on `__supervisor__`, which only the
+ * supervisor writes; on a city log, an internal type that carries a payload. A user's custom event (the
+ * emit route) never has a payload, so whatever its name it is never internal. Pure.
  */
-export const isInternalEvent = (log: string, type: string): boolean =>
-  log === SUPERVISOR_LOG && INTERNAL_EVENT_TYPES.has(type);
+export const isInternalEvent = (log: string, event: Pick<JournalEvent, 'type' | 'payload'>): boolean =>
+  INTERNAL_EVENT_TYPES.has(event.type) && (log === SUPERVISOR_LOG || event.payload !== undefined);
 
 const everything: EventFilter = () => true;
-const withoutInternal: EventFilter = (log, event) => !isInternalEvent(log, event.type);
+const withoutInternal: EventFilter = (log, event) => !isInternalEvent(log, event);
 
 /** The events a request with this `include` value is served: internal ones only with `internal`. Pure. */
 export const servedEvents = (include: string | undefined): EventFilter =>

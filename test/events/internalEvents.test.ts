@@ -260,11 +260,12 @@ t.test('the city list pages over served events only: next_cursor and total stay 
   t.equal(filtered.body.total, 5, 'filtered: the served matches');
 });
 
-t.test('only types upstream never emits are internal, and only on the supervisor log', async (t) => {
+t.test("only types upstream never emits are internal, and never a user's custom event", async (t) => {
   t.same([...INTERNAL_EVENT_TYPES].sort(), ['request.accepted', 'supervisor.stopped']);
   for (const type of INTERNAL_EVENT_TYPES) {
     t.notOk(isRegisteredEventType(type), `${type} is not in upstream's catalog`);
-    t.ok(isInternalEvent(SUPERVISOR_LOG, type));
-    t.notOk(isInternalEvent('alpha', type), `a city's ${type} is a user's custom event`);
+    t.ok(isInternalEvent(SUPERVISOR_LOG, { type }));
+    t.ok(isInternalEvent('alpha', { type, payload: { request_id: 'r' } }), `a city's own ${type}`);
+    t.notOk(isInternalEvent('alpha', { type }), `a city's payload-less ${type} is a user's custom event`);
   }
 });
