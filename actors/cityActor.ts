@@ -16,7 +16,7 @@ import { foldingReported } from './damagedRecords.ts';
 import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { JournaledActor } from './journaledActor.ts';
-import { LogAppender } from './logAppender.ts';
+import { LogRuntime, type LogFolder } from './logRuntime/logRuntime.ts';
 
 export type CityMachine = typeof cityMachine;
 export type CitySnapshot = SnapshotFrom<CityMachine>;
@@ -36,8 +36,13 @@ export class CityActor {
 
   private constructor(
     readonly actor: JournaledActor<CityMachine>,
-    readonly journal: Journal,
+    /** The one writer of the city's log: every family appends through it and folds from it. */
+    readonly log: LogRuntime,
   ) {}
+
+  get journal(): Journal {
+    return this.log.journal;
+  }
 
   /**
    * Opens the city's log through `backend` and replays it. `wake` is the machine's effect slot: called
@@ -54,13 +59,16 @@ export class CityActor {
     const journal = await backend.open({ name: entry.name, file: cityLogFile(entry.path) });
     const machine = cityMachine.provide({ actions: { wake: () => wake() } });
     const [initial] = initialTransition(machine, { name: entry.name, path: entry.path });
-    const events = await journal.list();
-    for (const event of events) clock?.observe(event.ts);
-    const head = events.length > 0 ? events[events.length - 1]!.seq : await journal.head();
-    let city: CityActor | undefined = undefined;
-    const appender = new LogAppender(journal, head, (missed) => city?.fold(missed), clock);
-    city = new CityActor(new JournaledActor(machine, initial, appender), journal);
-    city.fold(events);
+    const log = new LogRuntime(journal, 0, clock ? { clock } : {});
+    const folder: LogFolder = {
+      fold: (events) => {
+        for (const event of events) clock?.observe(event.ts);
+        city.fold(events);
+      },
+    };
+    const city: CityActor = new CityActor(new JournaledActor(machine, initial, log, folder), log);
+    await log.attach(folder, 0);
+    log.follow();
     return city;
   }
 

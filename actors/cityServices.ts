@@ -1,6 +1,7 @@
 import type { CityConfig } from './cityConfig.ts';
 import type { Journal } from './journal/journal.ts';
 import type { Logger } from './logger.ts';
+import type { LogRuntime } from './logRuntime/logRuntime.ts';
 
 /**
  * The startup phases a city goes through after it is registered, in order; each finished phase is
@@ -20,6 +21,8 @@ export interface CityServiceContext {
   readonly path: string;
   /** The city's own event log. */
   readonly journal: Journal;
+  /** Its one writer: a service appends and folds through it, never through `journal` directly. */
+  readonly log: LogRuntime;
   /** Its `city.toml`, as read by the first phase. */
   readonly config: CityConfig;
   /** The supervisor's logger (absent where a test or tool builds the context itself). */

@@ -6,13 +6,13 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { RecordEvent } from '../machines/recorded.ts';
-import type { LogAppender } from './logAppender.ts';
+import type { LogFolder, LogRuntime } from './logRuntime/logRuntime.ts';
 
 /**
  * One machine run on a journal (design.md "Shape"): a message is decided purely with XState's
- * `transition()`, the emitted records are appended (fenced) through the log's appender, and only then the
- * snapshot is committed and the transition's effects (the machine's named action slots, filled with
- * `.provide()`) run. Replay folds recorded events without appending or running effects.
+ * `transition()`, the emitted records are appended (fenced, as one batch) through the log's runtime, and
+ * only then the snapshot is committed and the transition's effects (the machine's named action slots,
+ * filled with `.provide()`) run. Replay folds recorded events without appending or running effects.
  */
 export class JournaledActor<M extends AnyStateMachine> {
   #snapshot: SnapshotFrom<M>;
@@ -21,7 +21,9 @@ export class JournaledActor<M extends AnyStateMachine> {
   constructor(
     readonly machine: M,
     snapshot: SnapshotFrom<M>,
-    readonly appender: LogAppender,
+    readonly log: LogRuntime,
+    /** Folds what others record on the log into this actor (the runtime skips it for its own records). */
+    private readonly folder?: LogFolder,
   ) {
     this.#snapshot = snapshot;
   }
@@ -33,10 +35,10 @@ export class JournaledActor<M extends AnyStateMachine> {
   /**
    * Decides `event`, appends what it records, commits, runs effects. Resolves `true` when the machine took
    * a transition, `false` when the event did not apply in the current state (nothing recorded).
-   * Throws what the appender throws; the snapshot is then unchanged.
+   * Throws what the runtime throws; the snapshot is then unchanged.
    */
   send(event: EventFromLogic<M>): Promise<boolean> {
-    return this.appender.run(() => {
+    return this.log.run(() => {
       const before = this.#snapshot;
       const [next, actions] = transition(this.machine, before, event);
       const records: RecordEvent[] = [];
@@ -57,7 +59,7 @@ export class JournaledActor<M extends AnyStateMachine> {
           return true;
         },
       };
-    });
+    }, this.folder);
   }
 
   /** Folds events that are already recorded (replay, catch-up): no append, no effects. Pure but for state. */

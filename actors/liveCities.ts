@@ -1,5 +1,6 @@
 import type { Journal } from './journal/journal.ts';
 import { SUPERVISOR_LOG } from './journal/journal.ts';
+import { LogRuntime } from './logRuntime/logRuntime.ts';
 
 /**
  * A city as the HTTP layer may see it: its log (for event routes) and whether it is running (typed
@@ -10,9 +11,14 @@ export interface LiveCity {
   readonly name: string;
   readonly path: string;
   readonly journal: Journal;
+  /** The one writer of that log; whatever a route records goes through it. */
+  readonly log: LogRuntime;
   readonly running: boolean;
   readonly services: Readonly<Record<string, unknown>>;
 }
+
+/** A city to attach: a test or tool that gives only its journal gets a runtime of its own for it. */
+export type LiveCityInput = Omit<LiveCity, 'log'> & { readonly log?: LogRuntime };
 
 /** How long after the last city leaves the supervisor stream still answers (as upstream's grace). */
 export const UNREGISTER_GRACE_MS = 120_000;
@@ -35,7 +41,8 @@ export class LiveCities {
   constructor(readonly supervisorLog: Journal) {}
 
   /** Adds or replaces a city; listeners hear `attached` (new name) or `updated`. */
-  set(city: LiveCity): void {
+  set(input: LiveCityInput): void {
+    const city: LiveCity = { ...input, log: input.log ?? new LogRuntime(input.journal) };
     const existed = this.#cities.has(city.name);
     this.#cities.set(city.name, city);
     this.#emit({ kind: existed ? 'updated' : 'attached', city });

@@ -129,6 +129,7 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
           name: city.name,
           path: city.path,
           journal: city.journal,
+          log: city.log,
           config: city.config ?? { agents: [] },
           logger: core.logger,
         });

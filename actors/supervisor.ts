@@ -175,6 +175,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
       name: city.name,
       path: city.path,
       journal: city.journal,
+      log: city.log,
       running: city.running,
       services: city.serviceValues(),
     });
@@ -184,6 +185,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.cities.delete(city.name);
     this.live.remove(city.name);
     // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes.
+    await city.log.close().catch(() => undefined);
     await city.journal.close().catch(() => undefined);
   }
 

@@ -17,7 +17,7 @@ import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { SUPERVISOR_LOG } from './journal/journal.ts';
 import { JournaledActor } from './journaledActor.ts';
-import { LogAppender } from './logAppender.ts';
+import { LogRuntime, type LogFolder } from './logRuntime/logRuntime.ts';
 
 type RequestActor = JournaledActor<typeof requestMachine>;
 
@@ -31,7 +31,9 @@ export const supervisorLogFile = (home: string): string => join(home, 'events.js
  */
 export class SupervisorLog {
   readonly #pending = new Map<string, RequestActor>();
-  #appender!: LogAppender;
+  #log!: LogRuntime;
+  /** Every actor of this log folds what the others record; the runtime skips the decider's own records. */
+  #folder!: LogFolder;
   #supervisor!: JournaledActor<typeof supervisorMachine>;
 
   private constructor(readonly journal: Journal) {}
@@ -43,16 +45,20 @@ export class SupervisorLog {
   static async open(backend: JournalBackend, home: string, clock?: EventClock): Promise<SupervisorLog> {
     const journal = await backend.open({ name: SUPERVISOR_LOG, file: supervisorLogFile(home) });
     const log = new SupervisorLog(journal);
-    const events = await journal.list();
-    for (const event of events) clock?.observe(event.ts);
-    const head = events.length > 0 ? events[events.length - 1]!.seq : await journal.head();
-    log.#appender = new LogAppender(journal, head, (missed) => log.fold(missed), clock);
+    log.#log = new LogRuntime(journal, 0, clock ? { clock } : {});
+    log.#folder = {
+      fold: (events) => {
+        for (const event of events) clock?.observe(event.ts);
+        log.fold(events);
+      },
+    };
     log.#supervisor = new JournaledActor(
       supervisorMachine,
       initialTransition(supervisorMachine)[0],
-      log.#appender,
+      log.#log,
+      log.#folder,
     );
-    log.fold(events);
+    await log.#log.attach(log.#folder, 0);
     return log;
   }
 
@@ -89,7 +95,7 @@ export class SupervisorLog {
    */
   async accept(input: RequestInput): Promise<void> {
     const [initial] = initialTransition(requestMachine, input);
-    const actor = new JournaledActor(requestMachine, initial, this.#appender);
+    const actor = new JournaledActor(requestMachine, initial, this.#log, this.#folder);
     // Registered first so a catch-up fold during the append finds it; removed again if the append fails.
     this.#pending.set(input.request_id, actor);
     try {
@@ -137,7 +143,8 @@ export class SupervisorLog {
       actor = new JournaledActor(
         requestMachine,
         initialTransition(requestMachine, request.input)[0],
-        this.#appender,
+        this.#log,
+        this.#folder,
       );
       this.#pending.set(request.request_id, actor);
     }

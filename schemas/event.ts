@@ -45,7 +45,7 @@ export type CustomEventDraft = DraftBase & { type: string };
 
 /**
  * What the storage layer (`Journal.append`) takes: a record of any type with any payload. A journal stores
- * what it is given; the typing lives in the writers above it (`recordOf`/`LogAppender`, the bead
+ * what it is given; the typing lives in the writers above it (`recordOf` and the log runtime, the bead
  * deciders' `Decision`, the emit route's {@link CustomEventDraft}).
  */
 export type JournalDraft = DraftBase & { type: string; payload?: unknown };

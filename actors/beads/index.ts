@@ -8,7 +8,6 @@ export {
 } from './commandRunner.ts';
 export { readSnapshot, writeSnapshot, captureSnapshot, type SnapshotAnchor } from './snapshot.ts';
 export { requestHash } from './idempotency.ts';
-export { backoffMs, RETRY_ON_SEQ_CONFLICT, type RetryPolicy } from './retryPolicy.ts';
 export {
   BEAD_SERVICE,
   startBeadService,

@@ -5,7 +5,8 @@ import { idPrefixFor } from '../../machines/beads/ids.ts';
 import { createModel } from '../../machines/beads/model.ts';
 import { BeadStore } from './beadStore.ts';
 import { BeadCommandRunner, type SnapshotPolicy } from './commandRunner.ts';
-import { RETRY_ON_SEQ_CONFLICT, type RetryPolicy } from './retryPolicy.ts';
+import { LogRuntime } from '../logRuntime/logRuntime.ts';
+import type { RetryPolicy } from '../logRuntime/retryPolicy.ts';
 import { readSnapshot } from './snapshot.ts';
 
 /** The key of the bead store in `LiveCity.services`. */
@@ -17,8 +18,9 @@ export interface BeadServiceOptions {
   prefix?: string;
   /** Time source of timestamps and the ready rule (default: the system clock). */
   clock?: () => Date;
+  /** Of the log runtime the service creates when it is started without its city's (tests, tools). */
   retry?: RetryPolicy;
-  /** Events read per journal `list` while folding (default 10,000). */
+  /** Events read per journal `list` while folding (default 10,000), likewise. */
   pageSize?: number;
   /**
    * Told when following the journal or writing a snapshot fails, or a snapshot is set aside (default: a
@@ -55,7 +57,7 @@ export interface BeadService {
  * await beads.stop();
  */
 export async function startBeadService(
-  city: { name: string; path: string; journal: Journal },
+  city: { name: string; path: string; journal: Journal; log?: LogRuntime },
   options: BeadServiceOptions = {},
 ): Promise<BeadService> {
   const clock = options.clock ?? (() => new Date());
@@ -71,17 +73,34 @@ export async function startBeadService(
     if (saved.model) ({ model, anchor } = saved);
     else if (saved.reason) onError(new Error(`setting aside snapshot ${snapshot.file}: ${saved.reason}`));
   }
-  const runner = new BeadCommandRunner(city.journal, model, {
+  // A city's services share its log runtime; a store started on its own (tests, tools) gets one.
+  const own = city.log
+    ? undefined
+    : new LogRuntime(city.journal, 0, {
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+        onError,
+      });
+  const runner = new BeadCommandRunner(city.log ?? own!, model, {
     clock,
-    retry: options.retry ?? RETRY_ON_SEQ_CONFLICT,
-    pageSize: options.pageSize ?? 10_000,
     onError,
     ...(snapshot ? { snapshot } : {}),
     ...(anchor ? { anchor } : {}),
   });
-  await runner.start();
+  try {
+    await runner.start();
+  } catch (err) {
+    await own?.close();
+    throw err;
+  }
   const service = new BeadStore(city.name, runner, clock);
-  return { service, stop: () => service.stop() };
+  return {
+    service,
+    stop: async () => {
+      await service.stop();
+      await own?.close();
+    },
+  };
 }
 
 function snapshotPolicy(path: string, option: BeadServiceOptions['snapshot']): SnapshotPolicy | undefined {

@@ -52,10 +52,11 @@ export const MSG_ID_WINDOW = 10_000;
 /** Appends written together at most; bounds the memory and latency of one group commit. */
 const MAX_BATCH = 4096;
 
+/** One queued append: one draft, or the drafts of one atomic batch. */
 interface Pending {
-  draft: JournalDraft;
+  drafts: readonly JournalDraft[];
   options: AppendOptions;
-  resolve(event: JournalEvent): void;
+  resolve(events: JournalEvent[]): void;
   reject(err: unknown): void;
 }
 
@@ -83,7 +84,7 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-function settle(batch: Pending[], outcomes: Array<JournalEvent | Error>): void {
+function settle(batch: Pending[], outcomes: Array<JournalEvent[] | Error>): void {
   batch.forEach((p, i) => {
     const outcome = outcomes[i]!;
     if (outcome instanceof Error) p.reject(outcome);
@@ -105,7 +106,7 @@ function settle(batch: Pending[], outcomes: Array<JournalEvent | Error>): void {
  */
 export class FileJournal implements Journal {
   readonly #notifier = new Notifier();
-  readonly #msgIds = new Map<string, JournalEvent>();
+  readonly #msgIds = new Map<string, JournalEvent[]>();
   readonly #subscriptions = new Set<Subscription>();
   readonly #reads = new Set<Promise<unknown>>();
   #queue: Pending[] = [];
@@ -159,13 +160,24 @@ export class FileJournal implements Journal {
    *   ValidationError when the event cannot be serialised.
    */
   append(draft: JournalDraft, options: AppendOptions = {}): Promise<JournalEvent> {
+    return this.appendBatch([draft], options).then((events) => events[0]!);
+  }
+
+  /**
+   * Queues the drafts of one decision; they are sequenced together and written in the same `write()` as
+   * the other appends queued in that turn, so a crash of the process stores all of them or none (one
+   * `write()` to a regular file is not torn by the writer's death). `expectedSeq` fences the first draft,
+   * `msgId` dedupes the whole batch. Same errors as {@link append}.
+   */
+  appendBatch(drafts: readonly JournalDraft[], options: AppendOptions = {}): Promise<JournalEvent[]> {
     if (this.#closing) return Promise.reject(this.#closedError());
     if (options.msgId !== undefined) {
       const seen = this.#msgIds.get(options.msgId);
       if (seen) return Promise.resolve(seen);
     }
+    if (drafts.length === 0) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.#queue.push({ draft, options, resolve, reject });
+      this.#queue.push({ drafts, options, resolve, reject });
       this.#flushing ??= this.#drain();
     });
   }
@@ -262,30 +274,34 @@ export class FileJournal implements Journal {
   /** Sequences, writes and settles one batch. Never throws: every failure settles its appends. */
   async #commit(batch: Pending[]): Promise<void> {
     let head = this.#index.head;
-    const outcomes: Array<JournalEvent | Error> = [];
+    const outcomes: Array<JournalEvent[] | Error> = [];
     const fresh: JournalEvent[] = [];
     const lines: string[] = [];
-    const freshIds = new Map<string, JournalEvent>();
-    for (const { draft, options } of batch) {
+    const freshIds = new Map<string, JournalEvent[]>();
+    for (const { drafts, options } of batch) {
       const { msgId, expectedSeq } = options;
       const seen = msgId === undefined ? undefined : (this.#msgIds.get(msgId) ?? freshIds.get(msgId));
       if (seen) {
         outcomes.push(seen);
-      } else if (expectedSeq !== undefined && expectedSeq !== head) {
-        outcomes.push(new SeqConflictError(this.name, expectedSeq, head));
-      } else {
-        const event = stored(draft, head + 1);
-        try {
-          lines.push(JSON.stringify(event) + '\n');
-        } catch (err) {
-          outcomes.push(new ValidationError('event is not serialisable as JSON', null, { cause: err }));
-          continue;
-        }
-        head++;
-        fresh.push(event);
-        outcomes.push(event);
-        if (msgId !== undefined) freshIds.set(msgId, event);
+        continue;
       }
+      if (expectedSeq !== undefined && expectedSeq !== head) {
+        outcomes.push(new SeqConflictError(this.name, expectedSeq, head));
+        continue;
+      }
+      const events = drafts.map((draft, i) => stored(draft, head + 1 + i));
+      let encoded: string[];
+      try {
+        encoded = events.map((event) => JSON.stringify(event) + '\n');
+      } catch (err) {
+        outcomes.push(new ValidationError('event is not serialisable as JSON', null, { cause: err }));
+        continue;
+      }
+      head += events.length;
+      lines.push(...encoded);
+      fresh.push(...events);
+      outcomes.push(events);
+      if (msgId !== undefined) freshIds.set(msgId, events);
     }
     if (fresh.length > 0) {
       const lengths = lines.map((l) => Buffer.byteLength(l));
@@ -296,9 +312,12 @@ export class FileJournal implements Journal {
         // Nothing of this batch is stored. Conflicts fail alike: they may have been judged against
         // events of this batch that never landed.
         const failure = journalUnavailable(`cannot append to journal ${this.file}`, err);
-        const unwritten = new Set<unknown>(fresh);
+        const unwritten = new Set<JournalEvent>(fresh);
         outcomes.forEach((outcome, i) => {
-          if (unwritten.has(outcome) || outcome instanceof SeqConflictError) outcomes[i] = failure;
+          const lost = Array.isArray(outcome)
+            ? unwritten.has(outcome[0]!)
+            : outcome instanceof SeqConflictError;
+          if (lost) outcomes[i] = failure;
         });
         settle(batch, outcomes);
         return;
@@ -309,14 +328,14 @@ export class FileJournal implements Journal {
         this.#recent.push(event.seq, lines[i]!);
         offset += lengths[i]!;
       });
-      for (const [id, event] of freshIds) this.#remember(id, event);
+      for (const [id, events] of freshIds) this.#remember(id, events);
       this.#notifier.notify();
     }
     settle(batch, outcomes);
   }
 
-  #remember(id: string, event: JournalEvent): void {
-    this.#msgIds.set(id, event);
+  #remember(id: string, events: JournalEvent[]): void {
+    this.#msgIds.set(id, events);
     if (this.#msgIds.size > MSG_ID_WINDOW) this.#msgIds.delete(this.#msgIds.keys().next().value!);
   }
 }

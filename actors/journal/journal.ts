@@ -54,6 +54,13 @@ export interface Journal {
   readonly name: string;
   /** Appends one event; resolves with it as stored (seq and ts assigned) once it is durable. */
   append(draft: JournalDraft, options?: AppendOptions): Promise<JournalEvent>;
+  /**
+   * Appends the drafts of one decision as one atomic batch: all of them are stored, consecutively, or none
+   * is. `expectedSeq` fences the first draft and `msgId` dedupes the whole batch. A backend that cannot
+   * store a batch atomically leaves this out; the log runtime then appends the drafts one by one and
+   * answers `OutcomeUnknownError` when only some were stored.
+   */
+  appendBatch?(drafts: readonly JournalDraft[], options?: AppendOptions): Promise<JournalEvent[]>;
   list(filter?: ListFilter): Promise<JournalEvent[]>;
   /** The latest seq, 0 when the log is empty. */
   head(): Promise<number>;

@@ -18,7 +18,7 @@ import { Notifier } from './notifier.ts';
  */
 export class MemoryJournal implements Journal {
   readonly #notifier = new Notifier();
-  readonly #msgIds = new Map<string, JournalEvent>();
+  readonly #msgIds = new Map<string, JournalEvent[]>();
 
   /** `events` may be shared with a later MemoryJournal over the same store (a simulated restart). */
   readonly #events: JournalEvent[];
@@ -31,6 +31,11 @@ export class MemoryJournal implements Journal {
   }
 
   async append(draft: JournalDraft, options: AppendOptions = {}): Promise<JournalEvent> {
+    return (await this.appendBatch([draft], options))[0]!;
+  }
+
+  /** All drafts or none, consecutively; see `Journal.appendBatch`. */
+  async appendBatch(drafts: readonly JournalDraft[], options: AppendOptions = {}): Promise<JournalEvent[]> {
     if (this.#notifier.closed) throw new Error(`journal ${this.name} is closed`);
     if (options.msgId !== undefined) {
       const seen = this.#msgIds.get(options.msgId);
@@ -40,11 +45,12 @@ export class MemoryJournal implements Journal {
     if (options.expectedSeq !== undefined && options.expectedSeq !== head) {
       throw new SeqConflictError(this.name, options.expectedSeq, head);
     }
-    const event = { ...draft, seq: head + 1, ts: draft.ts ?? new Date().toISOString() };
-    this.#events.push(event);
-    if (options.msgId !== undefined) this.#msgIds.set(options.msgId, event);
+    const ts = new Date().toISOString();
+    const events = drafts.map((draft, i) => ({ ...draft, seq: head + 1 + i, ts: draft.ts ?? ts }));
+    this.#events.push(...events);
+    if (options.msgId !== undefined) this.#msgIds.set(options.msgId, events);
     this.#notifier.notify();
-    return event;
+    return events;
   }
 
   async list(filter?: ListFilter): Promise<JournalEvent[]> {

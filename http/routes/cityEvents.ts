@@ -97,8 +97,8 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      const { journal } = runningCity(deps, request.params.cityName);
-      await journal.append(customEventDraft(request.body));
+      const { log } = runningCity(deps, request.params.cityName);
+      await log.appendCustom(customEventDraft(request.body));
       return reply.code(201).send({ status: 'recorded' });
     },
   );

@@ -11,9 +11,10 @@ export interface Rejection {
 }
 
 /**
- * What a command decided. `event` is the one state change (a `bead.*` event), appended fenced on the
- * head the decision was taken at so the change is atomic; `notices` follow it unfenced (mail, convoy
- * and claim events that only inform). No `event` means nothing changes (a no-op or a replay).
+ * What a command decided. `event` is the one state change (a `bead.*` event); `notices` are the mail,
+ * convoy and claim events that only inform. All of them are appended as one batch, fenced on the head
+ * the decision was taken at, so a change never lands without its notices. No `event` means nothing
+ * changes (a no-op or a replay).
  */
 export interface Decision<R> {
   event?: EventDraft;

@@ -1,8 +1,8 @@
 /**
- * How a bead command retries when its fenced append loses a race (`SeqConflictError`: another writer
- * appended to the city log after the command decided). Each retry first folds the events it missed and
- * decides again from the new head, so waiting is not what resolves the conflict; the short, growing
- * pause only keeps two busy writers from colliding on every attempt.
+ * How a fenced append retries when it loses a race (`SeqConflictError`: another writer appended to the log
+ * after the decision was taken). Each retry first folds the events it missed and decides again from the
+ * new head, so waiting is not what resolves the conflict; the short, growing pause only keeps two busy
+ * writers from colliding on every attempt. One policy for every log (style.md principle 4).
  */
 export interface RetryPolicy {
   /** Attempts after the first; the last conflict is rethrown (409) once they are spent. */
@@ -15,7 +15,7 @@ export interface RetryPolicy {
   maxTimeoutMs: number;
 }
 
-/** The policy every bead command uses unless the service is started with another. */
+/** The policy of every log runtime unless one is started with another (tests). */
 export const RETRY_ON_SEQ_CONFLICT: RetryPolicy = {
   retries: 8,
   minTimeoutMs: 1,

@@ -1,0 +1,273 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RecordEvent } from '../../machines/recorded.ts';
+import { isSeqConflict, partlyStored, UnavailableError } from '../errors.ts';
+import type { EventClock } from '../eventClock.ts';
+import type { CustomEventDraft } from '../../schemas/event.ts';
+import type { Journal, JournalDraft, JournalEvent, Subscription } from '../journal/journal.ts';
+import { backoffMs, RETRY_ON_SEQ_CONFLICT, type RetryPolicy } from './retryPolicy.ts';
+
+/**
+ * A read model of one log: it is handed every event of the log exactly once, in seq order, whoever wrote
+ * it (a decider of this runtime, another process, a replay at start-up).
+ * @throws DamagedRecordError from `fold` for a record it cannot read; the runtime stops there.
+ */
+export interface LogFolder {
+  fold(events: readonly JournalEvent[]): void;
+}
+
+/** What one attempt decided: the records to append as one batch, and what to do once they are durable. */
+export interface Decision<T> {
+  records: readonly RecordEvent[];
+  /** Commits the decided state and runs its effects; called only once every record is stored. */
+  commit(stored: readonly JournalEvent[]): T;
+}
+
+/** The storage-level form of a decision: what `run` and `appendCustom` both reduce to. */
+interface UntypedDecision<T> {
+  records: readonly { draft: JournalDraft; msgId?: string }[];
+  commit(stored: readonly JournalEvent[]): T;
+}
+
+export interface LogRuntimeOptions {
+  retry?: RetryPolicy;
+  /** Stamps each record's `ts` as it is appended (absent: the journal stamps it). */
+  clock?: EventClock;
+  /** Events read per `list` while folding. */
+  pageSize?: number;
+  /** Told when following the log fails (it is retried). */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * The one writer of a log in this process (a city's log, or the supervisor's): it owns the log's head, the
+ * fencing of every append (expected last seq), the one retry policy, and the folding of every event into
+ * the log's read models. Deciders plug in as `run(decide)`: decisions are taken one after another against
+ * the head they will be appended at, and the records of one decision are appended as one atomic batch, so
+ * a state change and its notices are never split. A stale head (another process wrote) is handled by
+ * folding what it wrote and deciding again.
+ */
+export class LogRuntime {
+  #head: number;
+  #tail: Promise<unknown> = Promise.resolve();
+  readonly #folders = new Set<LogFolder>();
+  readonly #retry: RetryPolicy;
+  readonly #pageSize: number;
+  #subscription: Subscription | undefined;
+  #following: Promise<void> | undefined;
+  #arrived: JournalEvent[] = [];
+  #closed = false;
+
+  /** @param head the seq the log's folders are at (0 for a runtime whose folders attach later). */
+  constructor(
+    readonly journal: Journal,
+    head = 0,
+    private readonly options: LogRuntimeOptions = {},
+  ) {
+    this.#head = head;
+    this.#retry = options.retry ?? RETRY_ON_SEQ_CONFLICT;
+    this.#pageSize = options.pageSize ?? 10_000;
+  }
+
+  /** The seq every attached folder has folded up to. */
+  get head(): number {
+    return this.#head;
+  }
+
+  /**
+   * Attaches `folder`, which has folded the log up to `seq`: it is handed the events after `seq` up to the
+   * runtime's head (read from the log), then every later one. Effects: reads the log.
+   * @throws what the journal throws, and the folder's DamagedRecordError; the folder is not attached then.
+   */
+  attach(folder: LogFolder, seq: number): Promise<void> {
+    return this.#enqueue(async () => {
+      if (this.#folders.size === 0 && seq > this.#head) this.#head = seq;
+      await this.#catchUp();
+      for (let from = seq; from < this.#head;) {
+        const page = await this.journal.list({ afterSeq: from, limit: this.#pageSize });
+        const upTo = page.filter((e) => e.seq <= this.#head);
+        if (upTo.length === 0) break;
+        folder.fold(upTo);
+        from = upTo[upTo.length - 1]!.seq;
+      }
+      this.#folders.add(folder);
+    });
+  }
+
+  detach(folder: LogFolder): void {
+    this.#folders.delete(folder);
+  }
+
+  /**
+   * Runs `decide` against the head, appends its records as one batch (fenced), folds them into every
+   * folder but `origin` (the decider's own model, which `commit` updates), then commits.
+   * @throws what the journal throws other than a conflict (nothing is stored then, nothing committed);
+   *   SeqConflictError once the policy's retries are spent; OutcomeUnknownError when only part of the
+   *   batch was stored (a backend without atomic batches) or the journal cannot tell.
+   */
+  run<T>(decide: () => Decision<T>, origin?: LogFolder): Promise<T> {
+    if (this.#closed) return Promise.reject(new UnavailableError(`log ${this.journal.name} is closed`));
+    return this.#enqueue(() => this.#attempt(decide, origin));
+  }
+
+  /**
+   * Records a user's custom event (the emit route): the one untyped record, through the same fencing.
+   * @throws as {@link run}.
+   */
+  appendCustom(draft: CustomEventDraft): Promise<JournalEvent> {
+    const decision: UntypedDecision<JournalEvent> = { records: [{ draft }], commit: (stored) => stored[0]! };
+    if (this.#closed) return Promise.reject(new UnavailableError(`log ${this.journal.name} is closed`));
+    return this.#enqueue(() => this.#attempt(() => decision, undefined));
+  }
+
+  /** Folds whatever the log holds past the head (another process's writes). Effects: reads the log. */
+  catchUp(): Promise<void> {
+    return this.#enqueue(() => this.#catchUp());
+  }
+
+  /**
+   * Follows the log: events other processes append are folded as they land. Our own appends come back
+   * too and are skipped by seq. Effects: keeps a subscription open until `close`.
+   */
+  follow(): void {
+    if (this.#following || this.#closed) return;
+    this.#following = this.#follow();
+  }
+
+  /** Stops following and lets queued decisions finish. Idempotent; the journal stays open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#subscription?.close().catch(() => undefined);
+    await this.#following;
+    await this.#tail;
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const next = this.#tail.then(task);
+    this.#tail = next.catch(() => undefined);
+    return next;
+  }
+
+  async #attempt<T>(decide: () => UntypedDecision<T>, origin: LogFolder | undefined): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const decision = decide();
+      if (decision.records.length === 0) return decision.commit([]);
+      let stored: JournalEvent[];
+      try {
+        stored = await this.#append(decision.records);
+      } catch (err) {
+        if (!isSeqConflict(err) || attempt >= this.#retry.retries) throw err;
+        await this.#catchUp();
+        await sleep(backoffMs(this.#retry, attempt));
+        continue;
+      }
+      this.#head = stored[stored.length - 1]!.seq;
+      for (const folder of this.#folders) if (folder !== origin) this.#foldStored(folder, stored);
+      return decision.commit(stored);
+    }
+  }
+
+  /** Appends one decision's records: one atomic batch where the backend has them, else one by one. */
+  async #append(records: UntypedDecision<unknown>['records']): Promise<JournalEvent[]> {
+    const clock = this.options.clock;
+    const drafts: JournalDraft[] = records.map((r) =>
+      clock && r.draft.ts === undefined ? { ...r.draft, ts: clock.next() } : r.draft,
+    );
+    if (this.journal.appendBatch) {
+      // The batch is one write, so one dedupe key stands for all of its records' keys.
+      const ids = records.flatMap((r) => (r.msgId === undefined ? [] : [r.msgId]));
+      const msgId = ids.length > 0 ? ids.join('+') : undefined;
+      return this.journal.appendBatch(drafts, {
+        expectedSeq: this.#head,
+        ...(msgId !== undefined ? { msgId } : {}),
+      });
+    }
+    const written: JournalEvent[] = [];
+    try {
+      for (const [i, draft] of drafts.entries()) {
+        const id = records[i]!.msgId;
+        const expectedSeq = written.length > 0 ? written[written.length - 1]!.seq : this.#head;
+        written.push(
+          await this.journal.append(draft, { expectedSeq, ...(id !== undefined ? { msgId: id } : {}) }),
+        );
+      }
+      return written;
+    } catch (err) {
+      if (written.length === 0) throw err;
+      // What did land is in the log, so it is part of the state: fold it in before giving up. The decision
+      // is then partly stored, which is no refusal (the truth rule, README "Durability").
+      this.#head = written[written.length - 1]!.seq;
+      for (const folder of this.#folders) folder.fold(written);
+      throw partlyStored(this.journal.name, err);
+    }
+  }
+
+  /**
+   * The records are durable, so the decision stands whatever a read model makes of them: a fold failure
+   * (a bug: we wrote them typed) is reported, never answered as a failed write.
+   */
+  #foldStored(folder: LogFolder, stored: readonly JournalEvent[]): void {
+    try {
+      folder.fold(stored);
+    } catch (err) {
+      this.options.onError?.(err);
+    }
+  }
+
+  async #catchUp(): Promise<void> {
+    for (;;) {
+      const page = await this.journal.list({ afterSeq: this.#head, limit: this.#pageSize });
+      if (page.length === 0) return;
+      this.#foldNew(page);
+    }
+  }
+
+  /** Folds the events past the head; the caller guarantees they follow it without a gap. */
+  #foldNew(events: readonly JournalEvent[]): void {
+    const fresh = events.filter((e) => e.seq > this.#head);
+    if (fresh.length === 0) return;
+    for (const folder of this.#folders) folder.fold(fresh);
+    this.#head = fresh[fresh.length - 1]!.seq;
+  }
+
+  async #follow(): Promise<void> {
+    while (!this.#closed) {
+      const subscription = this.journal.subscribe(this.#head);
+      this.#subscription = subscription;
+      try {
+        for await (const event of subscription) this.#arrive(event);
+        return; // the journal or this runtime closed it
+      } catch (err) {
+        if (this.#closed) return;
+        this.options.onError?.(err);
+        await subscription.close().catch(() => undefined);
+        await sleep(1000);
+      }
+    }
+  }
+
+  /** Queues arrivals and folds them in one task, behind the decisions queued before they landed. */
+  #arrive(event: JournalEvent): void {
+    if (event.seq <= this.#head) return;
+    this.#arrived.push(event);
+    if (this.#arrived.length > 1) return;
+    void this.#enqueue(async () => {
+      const arrived = this.#arrived;
+      this.#arrived = [];
+      if (arrived[arrived.length - 1]!.seq <= this.#head) return;
+      const first = arrived.find((e) => e.seq > this.#head)!;
+      if (first.seq === this.#head + 1 && isContiguous(arrived, first)) this.#foldNew(arrived);
+      else await this.#catchUp();
+    }).catch((err: unknown) => this.options.onError?.(err));
+  }
+}
+
+function isContiguous(events: readonly JournalEvent[], from: JournalEvent): boolean {
+  let seq = from.seq;
+  for (const event of events) {
+    if (event.seq < from.seq) continue;
+    if (event.seq !== seq) return false;
+    seq++;
+  }
+  return true;
+}
