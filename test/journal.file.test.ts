@@ -87,6 +87,7 @@ t.test('conformance', async (t) => {
     backend: async () => new FileJournalBackend(),
     location: () => ({ name: `city${++n}`, file: join(dir, `city${n}`, '.gc', 'events.jsonl') }),
     liveResources: async (j) => (j as FileJournal).liveResources(),
+    child: (location) => ['file', location.file],
   });
 });
 

@@ -7,6 +7,12 @@ import { JetStreamJournalBackend, jetStreamLiveResources } from '../actors/journ
 import { JetStreamPublisher } from '../actors/journal/jetstreamPublisher.ts';
 import type { Journal, JournalBackend, JournalEvent, LogLocation } from '../actors/journal/journal.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
+import { jetstream } from '@nats-io/jetstream';
+import { batchMsgId, encodeBatch } from '../actors/journal/jetstreamCodec.ts';
+import { streamAddress } from '../actors/journal/jetstreamNames.ts';
+import { LogRuntime } from '../actors/logRuntime/logRuntime.ts';
+import { recordOf } from '../machines/recorded.ts';
+import type { EventDraft } from '../schemas/event.ts';
 import { withJetStream } from './helpers/nats.ts';
 
 const nats = await withJetStream(t);
@@ -29,6 +35,7 @@ if (nats) {
     backend: async () => backend(),
     location,
     liveResources: jetStreamLiveResources,
+    child: (loc) => ['jetstream', nats.url, prefix, loc.file],
     restartBroker: () => nats.restart(),
     brokerFaults: {
       fresh: (t, { requestMs, resolveMs }) =>
@@ -207,5 +214,41 @@ if (nats) {
     // By instance, not via t.rejects: this class's `name` ("NoResponders") differs from the class name.
     t.ok(err instanceof NoRespondersError, 'no responders');
     publisher.close(new Error('closed'));
+  });
+
+  t.test('a batch cut short is held back from readers and finished by the next fenced writer', async (t) => {
+    const loc = location();
+    const j = await opened(t, backend(), loc);
+    await j.append({ type: 'before', actor: 'x' });
+    // What a writer that died after its first publish leaves: message 0 of 3, carrying the other two.
+    const { bodies } = encodeBatch(
+      ['x', 'y', 'z'].map((type) => ({ type, actor: 'w' })),
+      new Date().toISOString(),
+      'dead-writer',
+    );
+    const nc = await connect({ servers: nats.url });
+    t.teardown(() => nc.close());
+    await jetstream(nc).publish(streamAddress(loc.file, prefix).subject, bodies[0]!, {
+      msgID: batchMsgId('dead-writer', 0),
+      expect: { lastSequence: 1 },
+    });
+    t.same(
+      (await j.list()).map((e) => e.type),
+      ['before'],
+      'not listed',
+    );
+    t.equal(await j.head(), 1, 'not in the head');
+    const runtime = new LogRuntime(j);
+    await runtime.catchUp();
+    await runtime.run(() => ({
+      records: [recordOf({ type: 'after', actor: 'x' } as unknown as EventDraft)],
+      commit: () => undefined,
+    }));
+    t.same(
+      (await j.list()).map((e) => e.type),
+      ['before', 'x', 'y', 'z', 'after'],
+      'finished from its first message, then the new write',
+    );
+    await runtime.close();
   });
 }

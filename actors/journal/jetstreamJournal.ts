@@ -9,13 +9,13 @@ import {
 } from '@nats-io/jetstream';
 import { nanos, NoRespondersError, nuid } from '@nats-io/nats-core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { OutcomeUnknownError, UnavailableError } from '../errors.ts';
-import { decodeEvent, encodeEvent } from './jetstreamCodec.ts';
+import { OutcomeUnknownError, partlyStored, SeqConflictError, UnavailableError } from '../errors.ts';
+import { batchMsgId, decodeEvent, encodeBatch, encodeEvent } from './jetstreamCodec.ts';
 import { JetStreamConnection } from './jetstreamConnection.ts';
 import { isBrokerUnavailable, JOURNAL_UNAVAILABLE, toJournalError } from './jetstreamErrors.ts';
 import { streamAddress, type StreamAddress } from './jetstreamNames.ts';
 import { isUnanswered } from './jetstreamPublisher.ts';
-import { listEvents } from './jetstreamRead.ts';
+import { listEvents, unfinishedBatch } from './jetstreamRead.ts';
 import { JetStreamSubscription } from './jetstreamSubscription.ts';
 import type {
   AppendOptions,
@@ -78,16 +78,86 @@ export class JetStreamJournal implements Journal {
   async append(draft: JournalDraft, options: AppendOptions = {}): Promise<JournalEvent> {
     this.#assertOpen();
     const { body, withSeq } = encodeEvent(draft, draft.ts ?? new Date().toISOString());
-    const { expectedSeq } = options;
     // Always an id, so an unanswered publish can be resolved through the stream's dedupe.
-    const publish = { msgId: options.msgId ?? nuid.next(), expectedSeq };
+    return this.#publish(
+      body,
+      { msgId: options.msgId ?? nuid.next(), expectedSeq: options.expectedSeq },
+      withSeq,
+    );
+  }
+
+  /**
+   * Appends one decision's records so that they land all or none (see `BatchMark`): published one by one,
+   * each fenced on the one before, each under `<id>:<index>`; the first carries the rest. Readers see
+   * none of them until the last is stored; a batch cut short by a crash or an outage is finished from
+   * its first message by the next writer (on its fencing conflict) or the next open, never dropped.
+   * @throws as {@link append} for the first message (nothing stored); OutcomeUnknownError when a later
+   *   one fails: the batch is in the log and will be finished, so it is no refusal.
+   */
+  async appendBatch(drafts: readonly JournalDraft[], options: AppendOptions = {}): Promise<JournalEvent[]> {
+    this.#assertOpen();
+    if (drafts.length <= 1) return drafts.length === 0 ? [] : [await this.append(drafts[0]!, options)];
+    const id = options.msgId ?? nuid.next();
+    const { bodies, withSeq } = encodeBatch(drafts, new Date().toISOString(), id);
+    const at = (first: number, i: number) => withSeq(first)[i]!;
+    const first = await this.#publish(
+      bodies[0]!,
+      { msgId: batchMsgId(id, 0), expectedSeq: options.expectedSeq },
+      (seq) => at(seq, 0),
+    );
+    const events = [first];
+    try {
+      for (let i = 1; i < bodies.length; i++) {
+        const publish = { msgId: batchMsgId(id, i), expectedSeq: first.seq + i - 1 };
+        events.push(await this.#publish(bodies[i]!, publish, () => at(first.seq, i)));
+      }
+    } catch (err) {
+      await this.#finishUnfinished().catch(() => undefined);
+      throw partlyStored(this.name, err);
+    }
+    return events;
+  }
+
+  /**
+   * Publishes the rest of a batch whose writer stopped after its first message(s), from the copy the
+   * first message carries and under the same msg ids, so a writer still publishing it only meets
+   * duplicates. Effects: stream info, direct gets, publishes. Throws what a publish throws.
+   */
+  async #finishUnfinished(): Promise<void> {
+    const last = (await this.conn.jsm.streams.info(this.address.stream)).state.last_seq;
+    const unfinished = await unfinishedBatch(this.conn.jsm, this.address.stream, last);
+    if (!unfinished) return;
+    const { start, first } = unfinished;
+    const rest = first.rest ?? [];
+    for (let i = last - start + 1; i < first.size && i - 1 < rest.length; i++) {
+      const body = rest[i - 1]!;
+      const publish = { msgId: batchMsgId(first.id, i), expectedSeq: start + i - 1 };
+      await this.#publish(body, publish, (seq) => decodeEvent(seq, body), true);
+    }
+  }
+
+  /** Finishes a batch a crashed writer left behind, so readers of this log are not held back by it. */
+  async finishUnfinishedBatch(): Promise<void> {
+    await this.#finishUnfinished();
+  }
+
+  async #publish(
+    body: string,
+    publish: { msgId: string; expectedSeq: number | undefined },
+    withSeq: (seq: number) => JournalEvent,
+    finishing = false,
+  ): Promise<JournalEvent> {
     try {
       if (!this.conn.connected) await this.#connected();
       const ack = await this.conn.publisher.publish(this.address.subject, body, publish);
       return await this.#stored(ack, withSeq);
     } catch (err) {
       if (isUnanswered(err)) return this.#resolve(body, publish, withSeq, err);
-      throw await toJournalError(err, this.name, expectedSeq, () => this.head());
+      const mapped = await toJournalError(err, this.name, publish.expectedSeq, () => this.head());
+      // The head may be an unfinished batch: finish it, so the caller's catch-up finds it whole.
+      if (mapped instanceof SeqConflictError && !finishing)
+        await this.#finishUnfinished().catch(() => undefined);
+      throw mapped;
     }
   }
 
@@ -153,7 +223,10 @@ export class JetStreamJournal implements Journal {
     this.#assertOpen();
     try {
       await this.#connected();
-      return (await this.conn.jsm.streams.info(this.address.stream)).state.last_seq;
+      const last = (await this.conn.jsm.streams.info(this.address.stream)).state.last_seq;
+      // An unfinished batch is not in the log yet (see `appendBatch`).
+      const unfinished = await unfinishedBatch(this.conn.jsm, this.address.stream, last);
+      return unfinished ? unfinished.start - 1 : last;
     } catch (err) {
       throw await toJournalError(err, this.name, undefined, async () => 0);
     }
@@ -281,9 +354,12 @@ export class JetStreamJournalBackend implements JournalBackend {
       throw await toJournalError(err, name, undefined, async () => 0);
     }
     // A closed journal leaves the cache, so opening its location again gives a fresh one.
-    return new JetStreamJournal(name, address, conn, this.#timeoutMs, this.#resolveMs, () =>
+    const journal = new JetStreamJournal(name, address, conn, this.#timeoutMs, this.#resolveMs, () =>
       this.#journals.delete(address.stream),
     );
+    // Best effort: if the broker refuses now, the next writer's fencing conflict finishes it.
+    await journal.finishUnfinishedBatch().catch(() => undefined);
+    return journal;
   }
 
   #connect(): Promise<JetStreamConnection> {

@@ -1,6 +1,6 @@
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { UnavailableError } from '../errors.ts';
-import { decodeEvent } from './jetstreamCodec.ts';
+import { continues, decodeEvent, decodeMessage, type BatchMark } from './jetstreamCodec.ts';
 import { JOURNAL_UNAVAILABLE } from './jetstreamErrors.ts';
 import { matchesFilter } from './filter.ts';
 import type { JournalEvent, ListFilter } from './journal.ts';
@@ -36,12 +36,37 @@ export async function listEvents(ctx: ReadContext, filter: ListFilter = {}): Pro
   const { state } = await ctx.jsm.streams.info(ctx.stream);
   if (state.messages === 0) return [];
   const lo = Math.max(state.first_seq, (filter.afterSeq ?? 0) + 1);
-  const hi = Math.min(state.last_seq, (filter.beforeSeq ?? Infinity) - 1);
+  let hi = Math.min(state.last_seq, (filter.beforeSeq ?? Infinity) - 1);
+  if (hi === state.last_seq) {
+    // A batch whose writer is still publishing (or died mid-way) is not in the log yet: all or none.
+    const unfinished = await unfinishedBatch(ctx.jsm, ctx.stream, state.last_seq);
+    if (unfinished) hi = unfinished.start - 1;
+  }
   if (hi < lo) return [];
   const limit = filter.limit && filter.limit > 0 ? filter.limit : Infinity;
   if (filter.order !== 'desc') return scanForward(ctx, lo, hi, filter, limit);
   if (limit !== Infinity) return walkBack(ctx, lo, hi, filter, limit);
   return (await scanForward(ctx, lo, hi, filter, Infinity)).reverse();
+}
+
+/**
+ * The batch that the stream's last message (`lastSeq`) leaves unfinished, if any: where it starts and the
+ * mark of its first message (which carries the rest). Effects: one or two direct gets.
+ */
+export async function unfinishedBatch(
+  jsm: JetStreamManager,
+  stream: string,
+  lastSeq: number,
+): Promise<{ start: number; first: BatchMark } | undefined> {
+  if (lastSeq === 0) return undefined;
+  const last = await jsm.direct.getMessage(stream, { seq: lastSeq });
+  if (!last) return undefined;
+  const { batch } = decodeMessage(last.seq, last.string());
+  if (!continues(batch)) return undefined;
+  const start = last.seq - batch!.index;
+  const head = batch!.index === 0 ? last : await jsm.direct.getMessage(stream, { seq: start });
+  const first = head ? decodeMessage(head.seq, head.string()).batch : undefined;
+  return first ? { start, first } : undefined;
 }
 
 /** The events stored at seqs `lo..hi`, ascending, by concurrent direct gets; missing seqs are skipped. */

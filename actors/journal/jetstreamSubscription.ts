@@ -1,5 +1,5 @@
 import type { Consumer, ConsumerMessages, JetStreamClient } from '@nats-io/jetstream';
-import { decodeEvent } from './jetstreamCodec.ts';
+import { continues, decodeMessage } from './jetstreamCodec.ts';
 import { toJournalError } from './jetstreamErrors.ts';
 import type { JournalEvent, Subscription } from './journal.ts';
 
@@ -77,13 +77,25 @@ export class JetStreamSubscription implements Subscription {
       for (;;) {
         const live = await this.#live;
         if (!live) return;
+        // The messages of a batch are held back until its last one arrives: all or none.
+        let held: JournalEvent[] = [];
+        let seen = this.#last;
         for await (const m of live.messages) {
-          if (m.seq <= this.#last) continue;
-          this.#last = m.seq;
-          yield decodeEvent(m.seq, m.string());
+          if (m.seq <= seen) continue;
+          seen = m.seq;
+          const { event, batch } = decodeMessage(m.seq, m.string());
+          held.push(event);
+          if (continues(batch)) continue;
+          const ready = held;
+          held = [];
+          for (const e of ready) {
+            this.#last = e.seq;
+            yield e;
+          }
         }
         if (this.#closed || !live.recreated) return;
         await release(live.consumer, live.messages);
+        // Held messages come again from the new consumer, which starts after the last one yielded.
         this.#live = this.#start(this.#last);
       }
     } catch (err) {

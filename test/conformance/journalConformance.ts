@@ -1,6 +1,7 @@
 import type { Test } from 'tap';
 import { SeqConflictError } from '../../actors/errors.ts';
 import type { Journal, JournalBackend, LogLocation } from '../../actors/journal/journal.ts';
+import { batchCases, type ChildBackend } from './batchCases.ts';
 import { brokerRestartCases } from './brokerRestart.ts';
 import { draft, take } from './kit.ts';
 import { refusedWriteCases, type BrokerFaults } from './refusedWrites.ts';
@@ -22,6 +23,8 @@ export interface JournalHarness {
   restartBroker?(): Promise<void>;
   /** Stalls and restarts the broker under a backend with given timeouts (jetstream only). */
   brokerFaults?: BrokerFaults;
+  /** How a writer process opens this backend (the crash case); absent for in-memory backends. */
+  child?: ChildBackend;
 }
 
 export function journalConformance(t: Test, harness: JournalHarness): void {
@@ -371,6 +374,7 @@ export function journalConformance(t: Test, harness: JournalHarness): void {
     }
   });
 
+  batchCases(t, fresh, harness);
   if (harness.restartBroker) brokerRestartCases(t, fresh, harness.restartBroker);
   if (harness.brokerFaults) refusedWriteCases(t, harness.brokerFaults);
 }
