@@ -228,7 +228,7 @@ if (nats) {
     );
     const nc = await connect({ servers: nats.url });
     t.teardown(() => nc.close());
-    await jetstream(nc).publish(streamAddress(loc.file, prefix).subject, bodies[0]!, {
+    await jetstream(nc).publish(streamAddress(loc.file, prefix).subject, bodies[0], {
       msgID: batchMsgId('dead-writer', 0),
       expect: { lastSequence: 1 },
     });
