@@ -1,0 +1,102 @@
+/**
+ * The builtin agent CLI presets, as data: how each CLI is started, when it is ready, how a conversation is
+ * named and resumed. `mock` runs the repository's own deterministic agent (bin/gc-mock-agent.mjs); the others
+ * carry upstream's facts for claude, codex and gemini (only what upstream states; absent fields are unknown).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface ProviderPreset {
+  name: string;
+  /** The shell command that starts the CLI (arguments already quoted). */
+  command: string;
+  /** How the role prompt reaches the CLI: a positional argument, a flag, or typed in after start. */
+  promptMode?: 'arg' | 'flag' | 'none';
+  promptFlag?: string;
+  /** Start counts as done once a rendered line starts with this. */
+  readyPromptPrefix?: string;
+  /** Wait this long after start (alone, or as well as the prompt). */
+  readyDelayMs?: number;
+  /** The process names that mean the agent (not just its shell) is alive. */
+  processNames?: string[];
+  /** "Generate and pass": a conversation id minted before the first start is given with this flag. */
+  sessionIdFlag?: string;
+  /** Resumes the conversation with the given id. */
+  resumeFlag?: string;
+  resumeStyle?: 'flag' | 'subcommand';
+  /** Expect a bypass-permissions dialog at start. */
+  emitsPermissionWarning?: boolean;
+  supportsAcp?: boolean;
+  supportsHooks?: boolean;
+  /** The instructions file the CLI reads in its working directory. */
+  instructionsFile?: string;
+  /** One-shot ("print") mode arguments. */
+  printArgs?: string[];
+}
+
+/**
+ * The mock agent's path, from the source tree (run through tsx) and from dist/ after a build alike: bin/ is
+ * not compiled, so it is one folder further up from dist/actors/sessions/runtime than from the source.
+ */
+export function mockAgentPath(): string {
+  const candidates = ['../../../bin/gc-mock-agent.mjs', '../../../../bin/gc-mock-agent.mjs'].map((rel) =>
+    fileURLToPath(new URL(rel, import.meta.url)),
+  );
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error(`gc-mock-agent.mjs not found (looked at ${candidates.join(', ')})`);
+  return found;
+}
+
+/** Quotes a word for `sh -c` so it reaches the program as it is. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The shell command that runs the mock agent with `args`, by the Node running this process. */
+export function mockAgentCommand(...args: string[]): string {
+  return [process.execPath, mockAgentPath(), ...args].map(shellQuote).join(' ');
+}
+
+export function builtinPresets(): Record<string, ProviderPreset> {
+  return {
+    mock: {
+      name: 'mock',
+      command: `node ${shellQuote(mockAgentPath())}`,
+      promptMode: 'arg',
+      readyPromptPrefix: '❯',
+      processNames: ['node'],
+      sessionIdFlag: '--session-id',
+      resumeFlag: '--resume',
+      resumeStyle: 'flag',
+    },
+    claude: {
+      name: 'claude',
+      command: 'claude',
+      promptMode: 'arg',
+      readyPromptPrefix: '❯ ',
+      readyDelayMs: 10_000,
+      processNames: ['node', 'claude'],
+      sessionIdFlag: '--session-id',
+      resumeFlag: '--resume',
+      resumeStyle: 'flag',
+      emitsPermissionWarning: true,
+      supportsAcp: true,
+      supportsHooks: true,
+      instructionsFile: 'CLAUDE.md',
+      printArgs: ['-p'],
+    },
+    codex: {
+      name: 'codex',
+      command: 'codex',
+      readyDelayMs: 3_000,
+      processNames: ['codex'],
+      printArgs: ['exec'],
+    },
+    gemini: {
+      name: 'gemini',
+      command: 'gemini',
+      readyPromptPrefix: '> ',
+      readyDelayMs: 5_000,
+    },
+  };
+}
