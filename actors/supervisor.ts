@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './randomHex.ts';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { CityActor } from './cityActor.ts';
@@ -57,7 +57,7 @@ export interface SupervisorOptions {
 }
 
 /** `req-` + 24 lowercase hex characters (12 random bytes), as upstream. */
-export const newAsyncRequestId = (): string => `req-${randomBytes(12).toString('hex')}`;
+export const newAsyncRequestId = (): string => `req-${randomHex(12)}`;
 
 /** The city states `GET /v0/cities` does not list: not registered (yet, or any more). */
 const UNLISTED = new Set(['absent', 'unregistering', 'unregistered']);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../actors/randomHex.ts';
 import type { FastifyInstance } from 'fastify';
 import { CsrfError, ReadOnlyError } from '../actors/errors.ts';
 
@@ -8,7 +8,7 @@ const LOCAL_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
 const SVC_PATH = /^\/(v0\/city\/[^/]+\/)?svc(\/|$)/;
 
 /** 16 lowercase hex characters, as upstream's X-GC-Request-Id. */
-export const newRequestId = (): string => randomBytes(8).toString('hex');
+export const newRequestId = (): string => randomHex(8);
 
 export const isMutation = (method: string): boolean => MUTATIONS.has(method);
 
