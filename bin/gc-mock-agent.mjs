@@ -43,9 +43,10 @@ function fatal(message) {
 const opts = parseArgs(process.argv.slice(2));
 const cwd = process.cwd();
 // Claude's project folder: the absolute working directory with `/` and `.` turned into `-`.
+// An empty GC_MOCK_LOG_DIR counts as unset.
 const logDir =
-  opts.logDir ??
-  process.env.GC_MOCK_LOG_DIR ??
+  opts.logDir ||
+  process.env.GC_MOCK_LOG_DIR ||
   join(homedir(), '.claude', 'projects', cwd.replace(/[/.]/g, '-'));
 const sessionId = opts.resume ?? opts.sessionId ?? randomUUID();
 const logFile = join(logDir, `${sessionId}.jsonl`);

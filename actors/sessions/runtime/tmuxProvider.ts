@@ -47,6 +47,7 @@ const OBSERVE_FORMAT = [
   '#{pane_pid}',
   '#{pane_dead}',
   '#{pane_dead_status}',
+  '#{@gc_exit_status}',
   '#{window_activity}',
   '#{session_attached}',
   `#{${IDENTITY_OPTIONS.sessionId}}`,
@@ -60,13 +61,15 @@ export class TmuxProvider implements RuntimeProvider {
   readonly capabilities: RuntimeCapabilities = { attach: true, activity: true, survivesRestart: true };
   readonly socket: string;
   private readonly tmux: TmuxCommand;
+  private readonly bin: string;
   private readonly pollMs: number;
   private readonly startTimeoutMs: number;
   private readonly stopGraceMs: number;
 
   constructor(opts: TmuxProviderOptions) {
     this.socket = opts.socket;
-    this.tmux = new TmuxCommand(opts.socket, opts.bin);
+    this.bin = opts.bin ?? 'tmux';
+    this.tmux = new TmuxCommand(opts.socket, this.bin);
     this.pollMs = opts.pollMs ?? 30;
     this.startTimeoutMs = opts.startTimeoutMs ?? 30_000;
     this.stopGraceMs = opts.stopGraceMs ?? 2_000;
@@ -106,9 +109,10 @@ export class TmuxProvider implements RuntimeProvider {
     const env = { ...cfg.env, ...identity };
     const setEnv = Object.entries(env).flatMap(([k, v]) => (v === '' ? [] : ['-e', `${k}=${v}`]));
     const unset = Object.entries(env).flatMap(([k, v]) => (v === '' ? ['-u', k] : []));
-    // sh stays the pane's process and exits with the agent's status: tmux loses the status of some
-    // processes that replace the pane's shell (seen with node), and `#{pane_dead_status}` is how a crash is read.
-    const argv = cfg.command === '' ? [] : ['sh', '-c', `${cfg.command}\nexit $?`];
+    // The shell records the command's exit status in a pane option before it ends: tmux itself loses the
+    // status of a pane now and then (about 1 in 20 quick exits under 3.3a), and a crash is read by it.
+    const argv =
+      cfg.command === '' ? [] : ['sh', '-c', `${recordExitStatus(this.bin)}\n${cfg.command}\nexit $?`];
     const command = unset.length > 0 ? ['env', ...unset, ...(argv.length > 0 ? argv : ['sh'])] : argv;
     // One invocation, so the options are in place before the process can exit (a crash at once stays visible).
     await this.tmux.chain(
@@ -150,7 +154,13 @@ export class TmuxProvider implements RuntimeProvider {
         .chain(
           [
             ['capture-pane', '-p', '-t', target],
-            ['display-message', '-p', '-t', target, `${SEP}#{pane_dead}${SEP}#{pane_dead_status}`],
+            [
+              'display-message',
+              '-p',
+              '-t',
+              target,
+              `${SEP}#{pane_dead}${SEP}#{pane_dead_status}${SEP}#{@gc_exit_status}`,
+            ],
           ],
           signal,
         )
@@ -160,16 +170,17 @@ export class TmuxProvider implements RuntimeProvider {
           }
           throw startFailure(name, err, signal);
         });
-      const at = out.lastIndexOf(SEP, out.lastIndexOf(SEP) - 1);
+      const at = out.indexOf(SEP, out.lastIndexOf('\n', out.length - 2) + 1);
       const screen = out.slice(0, at);
-      const [dead, status] = out
+      const [dead, tmuxStatus = '', ownStatus = ''] = out
         .slice(at + 1)
         .trim()
         .split(SEP);
       if (dead === '1') {
+        const status = exitStatus(ownStatus, tmuxStatus);
         const shown = lastLines(trimRendered(trimRendered(screen).replace(/Pane is dead.*$/, '')), 10);
         throw new SessionDiedDuringStartupError(
-          `session ${name} exited${status ? ` with status ${status}` : ''} during start-up` +
+          `session ${name} exited${status !== undefined ? ` with status ${status}` : ''} during start-up` +
             (shown ? `; its last output:\n${shown}` : ''),
         );
       }
@@ -220,8 +231,9 @@ export class TmuxProvider implements RuntimeProvider {
     const seen = new Map<string, Observation & { first: string }>();
     for (const row of out.split('\n')) {
       const f = row.split(SEP);
-      if (f.length !== 11) continue;
-      const [session, window, pane, pid, dead, status, activity, attached, id, token, city] = f as Fields;
+      if (f.length !== 12) continue;
+      const [session, window, pane, pid, dead, tmuxStatus, ownStatus, activity, attached, id, token, city] =
+        f as Fields;
       if (!session.startsWith(prefix)) continue;
       const order = `${window.padStart(6, '0')}.${pane.padStart(6, '0')}`;
       const lastActivity = Number(activity) * 1000 || 0;
@@ -238,7 +250,7 @@ export class TmuxProvider implements RuntimeProvider {
         name: session,
         running: dead === '0',
         pid: Number(pid) || undefined,
-        exitCode: dead === '1' && status !== '' ? Number(status) : undefined,
+        exitCode: dead === '1' ? exitStatus(ownStatus, tmuxStatus) : undefined,
         lastActivity: Math.max(prev?.lastActivity ?? 0, lastActivity),
         attached: Number(attached) > 0,
         identity,
@@ -279,8 +291,14 @@ export class TmuxProvider implements RuntimeProvider {
   }
 
   async getMeta(name: string, key: string): Promise<string> {
-    const out = await this.tmux.run(['show-options', '-v', '-q', '-t', paneTarget(name), metaOption(key)]);
-    return out.replace(/\n$/, '');
+    // Not `-q`: it also silences an unknown session. An unset user option is "invalid option".
+    try {
+      const out = await this.tmux.run(['show-options', '-v', '-t', paneTarget(name), metaOption(key)]);
+      return out.replace(/\n$/, '');
+    } catch (err) {
+      if (err instanceof RuntimeError && /invalid option/.test(err.message)) return '';
+      throw err;
+    }
   }
 
   async setMeta(name: string, key: string, value: string): Promise<void> {
@@ -304,7 +322,8 @@ export class TmuxProvider implements RuntimeProvider {
       'list-panes',
       '-s',
       '-t',
-      sessionTarget(name),
+      // `=name` alone still matches a longer name here; the pane form does not.
+      paneTarget(name),
       '-F',
       `#{pane_pid}${SEP}#{pane_dead}`,
     ]);
@@ -318,7 +337,20 @@ export class TmuxProvider implements RuntimeProvider {
   }
 }
 
-type Fields = [string, string, string, string, string, string, string, string, string, string, string];
+type Fields = [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 
 interface Pane {
   pid: number;
@@ -329,6 +361,19 @@ interface Pane {
 function metaOption(key: string): string {
   if (!META_KEY.test(key)) throw new RuntimeError(`invalid meta key ${JSON.stringify(key)}`);
   return `@meta_${key}`;
+}
+
+// An EXIT trap, so that `exit N` in the command is recorded too. Inside the pane, $TMUX names this server.
+function recordExitStatus(bin: string): string {
+  return (
+    `trap '__gc_status=$?; ${bin.replace(/'/g, '')} set-option -p -t "$TMUX_PANE" @gc_exit_status "$__gc_status"` +
+    ` 2>/dev/null; exit $__gc_status' EXIT`
+  );
+}
+
+function exitStatus(own: string, tmux: string): number | undefined {
+  const text = own !== '' ? own : tmux;
+  return text === '' ? undefined : Number(text);
 }
 
 function ignoreNotFound(err: unknown): void {
