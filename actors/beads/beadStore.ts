@@ -45,7 +45,7 @@ export class BeadStore {
 
   /** The city's event index the model reflects (its last folded seq): `X-GC-Index`. */
   get index(): number {
-    return this.runner.model.seq;
+    return this.runner.index;
   }
 
   /** How the model was built at start-up (snapshot seq, events replayed, time). */

@@ -4,7 +4,7 @@ import type { Journal, JournalEvent } from '../journal/journal.ts';
 import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
 import type { BeadCommand, ResultOf } from '../../machines/beads/commands.ts';
 import { decide } from '../../machines/beads/decide.ts';
-import { evolve } from '../../machines/beads/evolve.ts';
+import { evolve, evolveUndoable } from '../../machines/beads/evolve.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import { foldingReported } from '../damagedRecords.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
@@ -55,6 +55,10 @@ export class BeadCommandRunner {
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
   #stopped = false;
   #started = false;
+  /** The last seq that is durable and folded (the model may run ahead by a round being written). */
+  #durable = 0;
+  /** Round members applied to the model and not yet durable or undone: no snapshot is taken then. */
+  #speculating = 0;
   #anchor: SnapshotAnchor | undefined;
   #sinceSnapshot = 0;
   #writing: Promise<void> | undefined;
@@ -71,6 +75,11 @@ export class BeadCommandRunner {
     return this.log.journal;
   }
 
+  /** The city event index of durable state (`X-GC-Index`); the model may be ahead by a round in flight. */
+  get index(): number {
+    return this.#durable;
+  }
+
   /**
    * Attaches the model to the log at its seq (the whole log, unless restored from a snapshot): the runtime
    * folds what it missed, then every later event. Effects: reads the log from the model's seq.
@@ -82,6 +91,7 @@ export class BeadCommandRunner {
     if (this.options.anchor) this.startup.snapshotSeq = this.model.seq;
     const from = this.model.seq;
     await this.log.attach(this.#folder, this.model.seq);
+    this.#durable = Math.max(this.#durable, this.model.seq);
     this.log.follow();
     this.startup.replayed = this.model.seq - from;
     this.startup.ms = Math.round(performance.now() - started);
@@ -97,13 +107,36 @@ export class BeadCommandRunner {
    */
   run<C extends BeadCommand>(command: C, actor: string): Promise<ResultOf<C>> {
     if (this.#stopped) return Promise.reject(new UnavailableError('bead store is stopped'));
-    return this.log.run(() => {
+    const log = this.journal.name;
+    return this.log.runSpeculative(() => {
       const outcome = decide(this.model, command, { actor, now: this.options.clock().toISOString() });
       if (!outcome.ok) throw rejectionError(outcome.rejection);
       const { event, notices, result } = outcome.decision;
       const drafts = event ? [event, ...notices] : notices;
-      return { records: drafts.map((draft) => recordOf(draft)), commit: () => result };
-    });
+      let applied = false;
+      return {
+        records: drafts.map((draft) => recordOf(draft)),
+        undoable: !drafts.some((d) => d.type === 'bead.deleted'),
+        apply: (events) => {
+          const undo = evolveUndoable(this.model, events, log);
+          applied = true;
+          this.#speculating++;
+          return () => {
+            undo();
+            applied = false;
+            this.#speculating--;
+          };
+        },
+        commit: (stored) => {
+          // Applied in its round, now durable; otherwise the runtime folded it like any other event.
+          if (applied) {
+            this.#speculating--;
+            this.#folded(stored);
+          }
+          return result;
+        },
+      };
+    }, this.#folder);
   }
 
   /** Folds the runtime's events (in order, each once); the model skips any at or below its seq. */
@@ -112,13 +145,21 @@ export class BeadCommandRunner {
       if (event.seq <= this.model.seq) continue;
       // A damaged record stops the fold here (logged, thrown): the model never runs past it.
       foldingReported(() => evolve(this.model, event, this.journal.name));
-      this.#anchor = { seq: event.seq, type: event.type, ts: event.ts };
-      this.#sinceSnapshot++;
     }
+    this.#folded(events);
+  }
+
+  /** Events now durable and in the model: the snapshot anchor, blocking readers, the snapshot pace. */
+  #folded(events: readonly JournalEvent[]): void {
+    const last = events[events.length - 1];
+    if (!last || last.seq <= this.#durable) return;
+    this.#sinceSnapshot += last.seq - Math.max(this.#durable, events[0]!.seq - 1);
+    this.#durable = last.seq;
+    this.#anchor = { seq: last.seq, type: last.type, ts: last.ts };
     if (this.#started && this.#sinceSnapshot >= (this.options.snapshot?.every ?? Infinity))
       this.#maybeSnapshot();
     if (this.#waiters.size === 0) return;
-    for (const waiter of this.#waiters) if (this.model.seq > waiter.index) waiter.done(true);
+    for (const waiter of this.#waiters) if (this.#durable > waiter.index) waiter.done(true);
   }
 
   /**
@@ -126,7 +167,7 @@ export class BeadCommandRunner {
    * or when the runner stops.
    */
   waitForIndex(index: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    if (this.model.seq > index) return Promise.resolve(true);
+    if (this.#durable > index) return Promise.resolve(true);
     if (this.#stopped || signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const abort = () => waiter.done(false);
@@ -148,7 +189,8 @@ export class BeadCommandRunner {
   /** Writes a snapshot in the background when enough events were folded since the last one. */
   #maybeSnapshot(): void {
     const policy = this.options.snapshot;
-    if (!policy || this.#writing || this.#sinceSnapshot < policy.every) return;
+    // A snapshot holds durable state only: none while a round's writes are applied but in flight.
+    if (!policy || this.#writing || this.#speculating > 0 || this.#sinceSnapshot < policy.every) return;
     this.#writing = this.#writeSnapshot(policy).finally(() => (this.#writing = undefined));
   }
 

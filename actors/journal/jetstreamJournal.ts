@@ -105,17 +105,20 @@ export class JetStreamJournal implements Journal {
       { msgId: batchMsgId(id, 0), expectedSeq: options.expectedSeq },
       (seq) => at(seq, 0),
     );
-    const events = [first];
-    try {
-      for (let i = 1; i < bodies.length; i++) {
-        const publish = { msgId: batchMsgId(id, i), expectedSeq: first.seq + i - 1 };
-        events.push(await this.#publish(bodies[i]!, publish, () => at(first.seq, i)));
-      }
-    } catch (err) {
+    // Once the first is stored the rest are pipelined (one socket write, one round trip): each is fenced
+    // on the one before, so none can land out of place, and a copy finishing the batch only duplicates.
+    const rest = bodies.slice(1).map((body, k) => {
+      const i = k + 1;
+      const publish = { msgId: batchMsgId(id, i), expectedSeq: first.seq + i - 1 };
+      return this.#publish(body, publish, () => at(first.seq, i));
+    });
+    const settled = await Promise.allSettled(rest);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) {
       await this.#finishUnfinished().catch(() => undefined);
-      throw partlyStored(this.name, err);
+      throw partlyStored(this.name, failed.reason);
     }
-    return events;
+    return [first, ...settled.map((r) => (r as PromiseFulfilledResult<JournalEvent>).value)];
   }
 
   /**

@@ -22,6 +22,32 @@ export interface Decision<T> {
   commit(stored: readonly JournalEvent[]): T;
 }
 
+/**
+ * A decision that may be group-committed: taken against the decider's model with the records of the
+ * decisions before it in the same round already applied (`apply`), and written with them in one batch.
+ * Should that batch fail, `apply`'s undo takes the records back out, last round member first.
+ */
+export interface SpeculativeDecision<T> extends Decision<T> {
+  /** False when `apply` could not be undone (the decision then goes alone, applied once durable). */
+  undoable: boolean;
+  /** Applies the records, as they will be stored, to the decider's model; returns how to take them back. */
+  apply(events: readonly JournalEvent[]): () => void;
+}
+
+/** The most decisions one round writes together (bounds a batch's size and a failure's blast radius). */
+const MAX_ROUND = 256;
+
+/** A queued group-committable decision (see `runSpeculative`). */
+interface Joinable {
+  origin: LogFolder;
+  decide: () => SpeculativeDecision<unknown>;
+  conflicts: number;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+type Task = { kind: 'exclusive'; run(): Promise<void> } | ({ kind: 'joinable' } & Joinable);
+
 /** The storage-level form of a decision: what `run` and `appendCustom` both reduce to. */
 interface UntypedDecision<T> {
   records: readonly { draft: JournalDraft; msgId?: string }[];
@@ -48,7 +74,8 @@ export interface LogRuntimeOptions {
  */
 export class LogRuntime {
   #head: number;
-  #tail: Promise<unknown> = Promise.resolve();
+  readonly #queue: Task[] = [];
+  #pumping: Promise<void> | undefined;
   readonly #folders = new Set<LogFolder>();
   readonly #retry: RetryPolicy;
   readonly #pageSize: number;
@@ -110,6 +137,29 @@ export class LogRuntime {
   }
 
   /**
+   * Like {@link run}, for a decider whose model can take a decision back: decisions queued together are
+   * decided one after another, each applied to the model before the next is taken, and written as one
+   * batch (group commit: one file write, one JetStream publish window for the round). No decision is
+   * answered before the batch is durable; if it fails, every member is undone and answered with the
+   * failure (a fencing conflict first re-decides them, as `run` does). Between apply and durability a
+   * reader of the model sees the round's state: the writes are in flight, not yet answered.
+   */
+  runSpeculative<T>(decide: () => SpeculativeDecision<T>, origin: LogFolder): Promise<T> {
+    if (this.#closed) return Promise.reject(new UnavailableError(`log ${this.journal.name} is closed`));
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({
+        kind: 'joinable',
+        origin,
+        decide,
+        conflicts: 0,
+        resolve: resolve,
+        reject,
+      });
+      this.#pump();
+    });
+  }
+
+  /**
    * Records a user's custom event (the emit route): the one untyped record, through the same fencing.
    * @throws as {@link run}.
    */
@@ -139,13 +189,137 @@ export class LogRuntime {
     this.#closed = true;
     await this.#subscription?.close().catch(() => undefined);
     await this.#following;
-    await this.#tail;
+    await this.#pumping;
   }
 
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.#tail.then(task);
-    this.#tail = next.catch(() => undefined);
-    return next;
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ kind: 'exclusive', run: () => task().then(resolve, reject) });
+      this.#pump();
+    });
+  }
+
+  /** Runs the queue in order: an exclusive task alone, consecutive joinable ones of one origin as a round. */
+  #pump(): void {
+    if (this.#pumping) return;
+    this.#pumping = this.#drain().finally(() => {
+      this.#pumping = undefined;
+      if (this.#queue.length > 0) this.#pump();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    // Lets the decisions queued in this turn join the first round.
+    await Promise.resolve();
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0]!;
+      if (head.kind === 'exclusive') {
+        this.#queue.shift();
+        await head.run();
+        continue;
+      }
+      const round: Joinable[] = [];
+      for (let next = this.#queue[0]; round.length < MAX_ROUND; next = this.#queue[0]) {
+        if (next?.kind !== 'joinable' || next.origin !== head.origin) break;
+        round.push(this.#queue.shift() as Joinable);
+      }
+      await this.#round(round);
+    }
+  }
+
+  /** Decides, applies and writes one round; see {@link runSpeculative}. Never throws. */
+  async #round(round: readonly Joinable[]): Promise<void> {
+    const origin = round[0]!.origin;
+    const taken: { task: Joinable; decision: SpeculativeDecision<unknown>; events: JournalEvent[] }[] = [];
+    const undos: (() => void)[] = [];
+    let rest: Joinable[] = [];
+    let seq = this.#head;
+    for (const [i, task] of round.entries()) {
+      let decision: SpeculativeDecision<unknown>;
+      try {
+        decision = task.decide();
+      } catch (err) {
+        task.reject(err); // a refusal: nothing applied, nothing written
+        continue;
+      }
+      const writes = decision.records.length > 0;
+      // A decision that cannot be undone is decided against durable state and goes alone.
+      if (writes && !decision.undoable && seq > this.#head) {
+        rest = round.slice(i);
+        break;
+      }
+      const events = decision.records.map((r, j) => this.#stamp(r.draft, seq + 1 + j));
+      seq += events.length;
+      taken.push({ task, decision, events });
+      if (writes && !decision.undoable) {
+        rest = round.slice(i + 1);
+        break;
+      }
+      undos.push(decision.apply(events));
+    }
+    // Whatever did not fit this round is decided first in the next one.
+    this.#queue.unshift(...rest.map((task) => ({ kind: 'joinable' as const, ...task })));
+    const events = taken.flatMap((t) => t.events);
+    let stored: JournalEvent[] = [];
+    if (events.length > 0) {
+      try {
+        const records = taken.flatMap((t) => t.decision.records);
+        const drafts = events.map(({ seq: _seq, ...draft }) => draft);
+        stored = await this.#append(records.map((r, i) => ({ ...r, draft: drafts[i]! })));
+      } catch (err) {
+        for (const undo of undos.reverse()) undo();
+        if (isSeqConflict(err))
+          return this.#retryRound(
+            taken.map((t) => t.task),
+            err,
+          );
+        for (const { task } of taken) task.reject(err);
+        return;
+      }
+      this.#head = stored[stored.length - 1]!.seq;
+      const applied = undos.length === taken.length;
+      for (const folder of this.#folders) {
+        if (folder !== origin || !applied) this.#foldStored(folder, stored);
+      }
+    }
+    let offset = 0;
+    for (const { task, decision, events: mine } of taken) {
+      const slice = stored.slice(offset, offset + mine.length);
+      offset += mine.length;
+      try {
+        task.resolve(decision.commit(slice));
+      } catch (err) {
+        task.reject(err);
+      }
+    }
+  }
+
+  /** A round lost the fencing race: catch up, then decide its members again, first in the queue. */
+  async #retryRound(tasks: Joinable[], conflict: unknown): Promise<void> {
+    const again = tasks.filter((task) => {
+      if (++task.conflicts <= this.#retry.retries) return true;
+      task.reject(conflict);
+      return false;
+    });
+    try {
+      await this.#catchUp();
+    } catch (err) {
+      for (const task of again) task.reject(err);
+      return;
+    }
+    if (again.length === 0) return;
+    await sleep(backoffMs(this.#retry, Math.max(...again.map((t) => t.conflicts)) - 1));
+    this.#queue.unshift(...again.map((task) => ({ kind: 'joinable' as const, ...task })));
+  }
+
+  /** The draft as it will be stored at `seq`: stamped now, so a speculative fold sees the stored event. */
+  #stamp(draft: JournalDraft, seq: number): JournalEvent {
+    const ts = draft.ts ?? (this.options.clock ? this.options.clock.next() : new Date().toISOString());
+    const event: JournalEvent = { seq, type: draft.type, ts, actor: draft.actor };
+    if (draft.subject !== undefined) event.subject = draft.subject;
+    if (draft.message !== undefined) event.message = draft.message;
+    if (draft.payload !== undefined) event.payload = draft.payload;
+    return event;
   }
 
   async #attempt<T>(decide: () => UntypedDecision<T>, origin: LogFolder | undefined): Promise<T> {

@@ -44,6 +44,56 @@ export function evolveAll(model: BeadModel, events: Iterable<JournalEvent>, log:
   for (const event of events) evolve(model, event, log);
 }
 
+/**
+ * Folds `events` like {@link evolveAll} and answers how to take them back out (last first), for a
+ * decision applied before it is durable (group commit). Deletions cannot be taken back (creation order
+ * compacts): callers apply only decisions without `bead.deleted`.
+ * @throws DamagedRecordError as {@link evolve}; the events folded before it are taken back first.
+ */
+export function evolveUndoable(model: BeadModel, events: readonly JournalEvent[], log: string): () => void {
+  const undos: (() => void)[] = [];
+  const undoAll = () => {
+    for (const undo of undos.reverse()) undo();
+  };
+  try {
+    for (const event of events) undos.push(evolveOne(model, event, log));
+  } catch (err) {
+    undoAll();
+    throw err;
+  }
+  return undoAll;
+}
+
+function evolveOne(model: BeadModel, event: JournalEvent, log: string): () => void {
+  const { seq, nextNumber } = model;
+  if (event.seq <= seq) return () => undefined;
+  if (!isBeadStateEvent(event.type)) {
+    model.seq = event.seq;
+    return () => void (model.seq = seq);
+  }
+  if (event.type === 'bead.deleted')
+    throw new Error('a bead deletion cannot be applied before it is durable');
+  const { id } = beadOf(event, event.type, log);
+  const previous = model.beads.get(id);
+  const keysBefore = model.idempotency.size;
+  evolve(model, event, log);
+  return () => {
+    const current = model.beads.get(id);
+    if (previous) {
+      model.beads.set(id, previous);
+      reindexBead(model.indexes, id, current?.bead, previous.bead);
+    } else {
+      model.beads.delete(id);
+      reindexBead(model.indexes, id, current?.bead, undefined);
+      model.indexes.order.pop();
+      const recorded = current?.bead.metadata?.[IDEMPOTENCY_KEY];
+      if (recorded && model.idempotency.size > keysBefore) model.idempotency.delete(recorded);
+    }
+    model.nextNumber = nextNumber;
+    model.seq = seq;
+  };
+}
+
 /** The bead of a `bead.*` payload, decoded through the catalogue; the model also needs its id. */
 function beadOf(event: JournalEvent, type: BeadStateEventType, log: string): StoredBead {
   const { bead } = payloadAs(log, event, type, (p) =>

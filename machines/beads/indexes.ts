@@ -123,6 +123,12 @@ export class CreationOrder {
     this.#ordinals.push(ordinal);
   }
 
+  /** Takes back the last `push` (a speculative create undone). */
+  pop(): void {
+    this.#ids.pop();
+    this.#ordinals.pop();
+  }
+
   /** Counts one deleted bead; compacts when dead entries outnumber live ones (`isLive` decides). */
   drop(isLive: (id: string, ordinal: number) => boolean): void {
     if (++this.#dead <= this.#ids.length / 2) return;
