@@ -125,3 +125,16 @@ export interface SessionApi {
   wake(id: string, ctx: MutationContext): Promise<string>;
   close(id: string, options: { delete?: boolean }, ctx: MutationContext): Promise<void>;
 }
+
+/** The name of the sessions service in `LiveCity.services`. */
+export const SESSION_SERVICE = 'sessions';
+
+/** True when a city's `services[SESSION_SERVICE]` entry is a started session service. */
+export function isSessionApi(service: unknown): service is SessionApi {
+  return (
+    typeof service === 'object' &&
+    service !== null &&
+    typeof (service as SessionApi).list === 'function' &&
+    typeof (service as SessionApi).create === 'function'
+  );
+}
