@@ -4,6 +4,8 @@ import type { MailReplyBody, MailSendBody, Message } from '../../schemas/mail.ts
 import type { BeadPatch, ClaimResult, IdempotencyClaim } from '../../machines/beads/commands.ts';
 import { checkConvoyItems } from '../../machines/beads/decideConvoy.ts';
 import type { BeadModel, StoredBead } from '../../machines/beads/model.ts';
+import type { Outcome } from '../../machines/beads/decision.ts';
+import type { EventContext } from '../../machines/beads/events.ts';
 import type { BeadCommandRunner, StartupStats } from './commandRunner.ts';
 import { InFlightKeys, requestHash } from './idempotency.ts';
 import { rejectionError } from './rejections.ts';
@@ -61,6 +63,17 @@ export class BeadStore {
   /** See {@link BeadCommandRunner.waitForIndex}. */
   waitForIndex(index: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     return this.runner.waitForIndex(index, timeoutMs, signal);
+  }
+
+  /**
+   * Runs another family's pure decider over this model (sessions are beads of type `session`): see
+   * {@link BeadCommandRunner.runDecider}. Refusals throw the catalogue errors, as the commands here do.
+   */
+  decide<R>(
+    decider: (model: Readonly<BeadModel>, ctx: EventContext) => Outcome<R>,
+    opts: CommandOptions = {},
+  ): Promise<R> {
+    return this.runner.runDecider(decider, opts.actor ?? DEFAULT_ACTOR);
   }
 
   /** Creates a bead (`bead.created`). A keyed retry answers the original bead with `replayed`. */

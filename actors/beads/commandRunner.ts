@@ -8,6 +8,8 @@ import { evolve, evolveUndoable } from '../../machines/beads/evolve.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import { foldingReported } from '../damagedRecords.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
+import type { Outcome } from '../../machines/beads/decision.ts';
+import type { EventContext } from '../../machines/beads/events.ts';
 import { rejectionError } from './rejections.ts';
 import { captureSnapshot, writeSnapshot, type SnapshotAnchor } from './snapshot.ts';
 
@@ -106,10 +108,21 @@ export class BeadCommandRunner {
    *   OutcomeUnknownError when the journal cannot tell whether the events were stored.
    */
   run<C extends BeadCommand>(command: C, actor: string): Promise<ResultOf<C>> {
+    return this.runDecider((model, ctx) => decide(model, command, ctx), actor);
+  }
+
+  /**
+   * Like {@link run}, for another family's pure decider over the same model (sessions are beads): its
+   * one `bead.*` state event and its notices (`session.*`, `request.*`) land as one batch, or nothing does.
+   */
+  runDecider<R>(
+    decider: (model: Readonly<BeadModel>, ctx: EventContext) => Outcome<R>,
+    actor: string,
+  ): Promise<R> {
     if (this.#stopped) return Promise.reject(new UnavailableError('bead store is stopped'));
     const log = this.journal.name;
     return this.log.runSpeculative(() => {
-      const outcome = decide(this.model, command, { actor, now: this.options.clock().toISOString() });
+      const outcome = decider(this.model, { actor, now: this.options.clock().toISOString() });
       if (!outcome.ok) throw rejectionError(outcome.rejection);
       const { event, notices, result } = outcome.decision;
       const drafts = event ? [event, ...notices] : notices;
