@@ -2,6 +2,18 @@ import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
 import Events from './events.ts';
+import SessionAttach from './session/attach.ts';
+import SessionClose from './session/close.ts';
+import SessionCreate from './session/create.ts';
+import SessionKill from './session/kill.ts';
+import SessionList from './session/list.ts';
+import SessionRename from './session/rename.ts';
+import SessionSend from './session/send.ts';
+import SessionShow from './session/show.ts';
+import SessionStop from './session/stop.ts';
+import SessionSubmit from './session/submit.ts';
+import SessionSuspend from './session/suspend.ts';
+import SessionWake from './session/wake.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
@@ -16,6 +28,18 @@ export const COMMANDS = {
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
   events: Events,
+  'session:attach': SessionAttach,
+  'session:close': SessionClose,
+  'session:create': SessionCreate,
+  'session:kill': SessionKill,
+  'session:list': SessionList,
+  'session:rename': SessionRename,
+  'session:send': SessionSend,
+  'session:show': SessionShow,
+  'session:stop': SessionStop,
+  'session:submit': SessionSubmit,
+  'session:suspend': SessionSuspend,
+  'session:wake': SessionWake,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,
