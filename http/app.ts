@@ -11,6 +11,7 @@ import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
 import { openapiRoutes } from './routes/openapi.ts';
+import { sessionRoutes } from './routes/sessions.ts';
 import { withProblemResponses } from './openapiProblems.ts';
 import { registerSchemas } from '../schemas/eventSchemas.ts';
 import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     beadRoutes(scope, deps);
     mailRoutes(scope, deps);
     convoyRoutes(scope, deps);
+    sessionRoutes(scope, deps);
     openapiRoutes(scope);
   });
   return app;
