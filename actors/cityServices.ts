@@ -27,6 +27,10 @@ export interface CityServiceContext {
   readonly config: CityConfig;
   /** The supervisor's logger (absent where a test or tool builds the context itself). */
   readonly logger?: Logger;
+  /** The supervisor's home (`GC_HOME`): a city's tmux server is named after it and the city. */
+  readonly home?: string;
+  /** The services started in the earlier phases of this start, by name (the bead store for sessions). */
+  readonly started?: ReadonlyMap<string, unknown>;
 }
 
 /**

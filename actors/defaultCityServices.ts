@@ -1,5 +1,6 @@
 import { BEAD_SERVICE, startBeadService } from './beads/startBeadService.ts';
 import type { CityServiceFactory } from './cityServices.ts';
+import { sessionServiceFactory } from './sessions/startSessionService.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
 export const beadStoreService: CityServiceFactory = {
@@ -8,5 +9,8 @@ export const beadStoreService: CityServiceFactory = {
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
-/** The services every city starts with unless a supervisor is given its own list. */
-export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [beadStoreService];
+/** The services every city starts with unless a supervisor is given its own list: beads, then sessions. */
+export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
+  beadStoreService,
+  sessionServiceFactory(),
+];

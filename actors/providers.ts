@@ -6,6 +6,8 @@ import { BOOTSTRAP_PROFILE_MEANING } from '../schemas/bootstrapProfiles.ts';
  */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, { binary: string; displayName: string }>> = {
   claude: { binary: 'claude', displayName: 'Claude Code' },
+  // Ours: the repository's deterministic agent (bin/gc-mock-agent.mjs), run by the supervisor's own Node.
+  mock: { binary: 'node', displayName: 'Mock agent (gc-mock-agent)' },
   codex: { binary: 'codex', displayName: 'Codex' },
   gemini: { binary: 'gemini', displayName: 'Gemini CLI' },
   cursor: { binary: 'cursor-agent', displayName: 'Cursor' },

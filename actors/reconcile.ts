@@ -132,6 +132,8 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
           log: city.log,
           config: city.config ?? { agents: [] },
           logger: core.logger,
+          home: core.config.home,
+          started: new Map([...city.services].map(([name, s]) => [name, s.service])),
         });
         city.services.set(factory.name, service);
       }

@@ -1,0 +1,259 @@
+/**
+ * The per-city session reconciler: on its tick (and whenever a mutation pokes it) it observes every
+ * runtime session with one batched call, asks the pure planner what to do, and does it: starts (after a
+ * durable pre-start commit), adoptions after a restart, deaths (crash accounting, back-off, quarantine),
+ * idle stops, the end of a quarantine, and creates that waited too long. Each effect runs on its own and
+ * pokes the next pass when it ends; a session has at most one effect in flight.
+ */
+import { randomHex } from '../randomHex.ts';
+import type { Logger } from '../logger.ts';
+import {
+  planTick,
+  needsObservation,
+  type SeenRuntime,
+  type SessionAction,
+} from '../../machines/sessions/plan.ts';
+import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
+import {
+  decideBeginStart,
+  decideDied,
+  decideIdleKilled,
+  decideQuarantineOver,
+  decideStartFailed,
+  decideStarted,
+} from '../../machines/sessions/decide.ts';
+import { K, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
+import { SessionExistsError, type RuntimeProvider } from './runtime/provider.ts';
+import type { SessionBook } from './sessionBook.ts';
+import { launchCommand } from './templates.ts';
+import { builtinPresets } from './runtime/presets.ts';
+
+export interface ReconcilerDeps {
+  city: string;
+  book: SessionBook;
+  runtime: RuntimeProvider;
+  thresholds: SessionThresholds;
+  now: () => number;
+  logger: Logger;
+  /** Extra environment for every session (e.g. where the mock agent writes its logs). */
+  env: Record<string, string>;
+}
+
+export class SessionReconciler {
+  readonly #busy = new Set<string>();
+  readonly #effects = new Set<Promise<void>>();
+  #seen = new Map<string, SeenRuntime>();
+  #seenAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #pass: Promise<void> | undefined;
+  #again = false;
+  #stopped = false;
+  /** Tick durations (ms) of the last passes, for the bench. */
+  readonly tickMs: number[] = [];
+
+  constructor(private readonly deps: ReconcilerDeps) {}
+
+  /** What the runtime was last seen doing, by runtime session name. */
+  get seen(): ReadonlyMap<string, SeenRuntime> {
+    return this.#seen;
+  }
+
+  /** True while an effect (start, stop, …) runs for the session. */
+  isBusy(id: string): boolean {
+    return this.#busy.has(id);
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.poke(), this.deps.thresholds.tickMs);
+    this.#timer.unref();
+    this.poke();
+  }
+
+  /** Runs a pass now (or right after the one running). */
+  poke(): void {
+    if (this.#stopped) return;
+    if (this.#pass) {
+      this.#again = true;
+      return;
+    }
+    this.#pass = this.#runPass()
+      .catch((err: unknown) =>
+        this.deps.logger.error({ err, city: this.deps.city }, 'session reconcile failed'),
+      )
+      .finally(() => {
+        this.#pass = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.poke();
+        }
+      });
+  }
+
+  /** Runs one pass and waits for it (tests, the bench). */
+  async tick(): Promise<void> {
+    while (this.#pass) await this.#pass;
+    this.poke();
+    await this.#current();
+  }
+
+  #current(): Promise<void> {
+    return this.#pass ?? Promise.resolve();
+  }
+
+  /**
+   * Observes now unless an observation younger than `maxAgeMs` exists (reads use the tick's; a read after
+   * a mutation asks for a fresh one).
+   */
+  async observe(maxAgeMs = 0): Promise<ReadonlyMap<string, SeenRuntime>> {
+    if (this.deps.now() - this.#seenAt <= maxAgeMs) return this.#seen;
+    const observed = await this.deps.runtime.observe();
+    const seen = new Map<string, SeenRuntime>();
+    for (const [name, o] of observed) {
+      const rt: SeenRuntime = { running: o.running, lastActivity: o.lastActivity };
+      if (o.identity?.city === this.deps.city) rt.token = o.identity.instanceToken;
+      if (o.exitCode !== undefined) rt.exitCode = o.exitCode;
+      seen.set(name, rt);
+    }
+    this.#seen = seen;
+    this.#seenAt = this.deps.now();
+    return seen;
+  }
+
+  /** Marks a session busy while `effect` runs (API stop/close/suspend do their runtime work here too). */
+  async exclusive<T>(id: string, effect: () => Promise<T>): Promise<T> {
+    while (this.#busy.has(id)) await new Promise((r) => setTimeout(r, 20));
+    this.#busy.add(id);
+    try {
+      return await effect();
+    } finally {
+      this.#busy.delete(id);
+      this.poke();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#pass;
+    await Promise.allSettled([...this.#effects]);
+  }
+
+  async #runPass(): Promise<void> {
+    const started = performance.now();
+    const sessions = this.deps.book.openSessions();
+    if (!needsObservation(sessions)) return;
+    const seen = await this.observe();
+    const actions = planTick({
+      sessions,
+      seen,
+      busy: this.#busy,
+      now: this.deps.now(),
+      thresholds: this.deps.thresholds,
+    });
+    for (const action of actions) this.#launch(action);
+    this.tickMs.push(performance.now() - started);
+    if (this.tickMs.length > 1000) this.tickMs.splice(0, 500);
+  }
+
+  #launch(action: SessionAction): void {
+    this.#busy.add(action.id);
+    const effect = this.#do(action)
+      .catch((err: unknown) =>
+        this.deps.logger.warn(
+          { err, city: this.deps.city, session: action.id, action: action.kind },
+          'session effect failed',
+        ),
+      )
+      .finally(() => {
+        this.#busy.delete(action.id);
+        this.#effects.delete(effect);
+        this.poke();
+      });
+    this.#effects.add(effect);
+  }
+
+  async #do(action: SessionAction): Promise<void> {
+    const { book, thresholds: t } = this.deps;
+    const now = this.deps.now();
+    switch (action.kind) {
+      case 'start':
+        return this.#start(action.id);
+      case 'adopt':
+        await book.decide((m, ctx) => decideStarted(m, action.id, now, book.snapshotOf, ctx));
+        return;
+      case 'died': {
+        const detail =
+          action.exitCode !== undefined ? `exited with status ${action.exitCode}` : 'runtime gone';
+        const s = book.find(action.id);
+        // A dead pane kept for forensics is removed, so the next start can take the name.
+        if (s) await this.deps.runtime.stop(s.sessionName).catch(() => undefined);
+        await book.decide((m, ctx) => decideDied(m, action.id, now, t, ctx, detail));
+        return;
+      }
+      case 'idle': {
+        const s = book.find(action.id);
+        if (s) await this.deps.runtime.stop(s.sessionName);
+        await book.decide((m, ctx) => decideIdleKilled(m, action.id, now, ctx));
+        return;
+      }
+      case 'quarantine-over':
+        await book.decide((m, ctx) => decideQuarantineOver(m, action.id, ctx));
+        return;
+      case 'create-timeout':
+        await book.decide((m, ctx) =>
+          decideStartFailed(m, action.id, `session did not start within ${t.createWaitMs} ms`, now, t, ctx),
+        );
+        return;
+    }
+  }
+
+  /** Pre-start commit, start under the start-up deadline, then `active` (or the failure accounted). */
+  async #start(id: string): Promise<void> {
+    const { book, runtime, thresholds: t } = this.deps;
+    const token = randomHex(16);
+    const s = await book.decide((m, ctx) => decideBeginStart(m, id, token, this.deps.now(), ctx));
+    const cfg = this.#startConfig(s, token);
+    try {
+      await runtime.start(s.sessionName, cfg, AbortSignal.timeout(t.startupTimeoutMs));
+    } catch (err) {
+      // Never stop a session another token runs: only ours (a start that failed half-way) is cleaned up.
+      if (!(err instanceof SessionExistsError)) await runtime.stop(s.sessionName).catch(() => undefined);
+      const message = (err as Error).message;
+      await book.decide((m, ctx) => decideStartFailed(m, id, message, this.deps.now(), t, ctx));
+      return;
+    }
+    this.#seen.set(s.sessionName, { running: true, lastActivity: this.deps.now(), token });
+    await book.decide((m, ctx) => decideStarted(m, id, this.deps.now(), book.snapshotOf, ctx));
+  }
+
+  #startConfig(s: SessionRecord, token: string) {
+    const preset = builtinPresets()[s.provider];
+    const firstStart = !s.meta[K.creationCompleteAt];
+    const sessionKey = s.meta[K.sessionKey];
+    const firstMessage = s.meta['gc.first_message'];
+    const command = launchCommand(s.command, preset, {
+      ...(sessionKey ? { sessionKey } : {}),
+      firstStart,
+      ...(firstMessage ? { firstMessage } : {}),
+    });
+    return {
+      command,
+      workDir: s.workDir,
+      env: {
+        ...this.deps.env,
+        GC_SESSION_ID: s.id,
+        GC_SESSION_NAME: s.sessionName,
+        GC_ALIAS: s.alias,
+        GC_TEMPLATE: s.template,
+        GC_SESSION_ORIGIN: 'manual',
+        GC_AGENT: s.alias || s.sessionName,
+        GC_RUNTIME_EPOCH: String(s.generation),
+        GC_PROVIDER: s.provider,
+        GC_DIR: s.workDir,
+      },
+      identity: { sessionId: s.id, instanceToken: token, city: this.deps.city },
+      ...(preset?.readyPromptPrefix ? { readyPromptPrefix: preset.readyPromptPrefix } : {}),
+      ...(preset?.readyDelayMs && !preset.readyPromptPrefix ? { readyDelayMs: preset.readyDelayMs } : {}),
+    };
+  }
+}

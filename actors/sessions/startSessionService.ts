@@ -1,0 +1,79 @@
+/**
+ * The sessions service of a city, started in the `validating_agents` phase after its bead store (sessions
+ * are beads): it opens the city's runtime provider and starts the reconciler.
+ */
+import { execFileSync } from 'node:child_process';
+import { BEAD_SERVICE } from '../beads/startBeadService.ts';
+import { BeadStore } from '../beads/beadStore.ts';
+import type { CityService, CityServiceContext, CityServiceFactory } from '../cityServices.ts';
+import { UnavailableError } from '../errors.ts';
+import { defaultLogger } from '../logger.ts';
+import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
+import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
+import { SESSION_SERVICE } from './sessionApi.ts';
+import { SessionService } from './sessionService.ts';
+
+export interface SessionServiceFactoryOptions {
+  /** tmux (the default where tmux is installed), subprocess (elsewhere), or the tests' fake. */
+  runtime?: RuntimeKind;
+  thresholds?: Partial<SessionThresholds>;
+  env?: Record<string, string>;
+}
+
+let tmuxPresent: boolean | undefined;
+function hasTmux(): boolean {
+  if (tmuxPresent === undefined) {
+    try {
+      execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+      tmuxPresent = true;
+    } catch {
+      tmuxPresent = false;
+    }
+  }
+  return tmuxPresent;
+}
+
+const RUNTIMES: readonly RuntimeKind[] = ['tmux', 'subprocess', 'fake'];
+
+/** `GC_SESSION_RUNTIME` chooses the runtime for every city; unset: tmux when installed, else subprocess. */
+export function runtimeKindFrom(env: NodeJS.ProcessEnv): RuntimeKind {
+  const asked = env.GC_SESSION_RUNTIME;
+  if (asked && (RUNTIMES as readonly string[]).includes(asked)) return asked as RuntimeKind;
+  if (asked)
+    throw new Error(`GC_SESSION_RUNTIME must be one of ${RUNTIMES.join(', ')}, not ${JSON.stringify(asked)}`);
+  return hasTmux() ? 'tmux' : 'subprocess';
+}
+
+export async function startSessionService(
+  city: CityServiceContext,
+  options: SessionServiceFactoryOptions = {},
+): Promise<CityService & { service: SessionService }> {
+  const store = city.started?.get(BEAD_SERVICE);
+  if (!(store instanceof BeadStore))
+    throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
+  const runtime = openRuntimeProvider(options.runtime ?? runtimeKindFrom(process.env), {
+    city: city.name,
+    home: city.home ?? city.path,
+  });
+  const service = new SessionService({
+    city: city.name,
+    path: city.path,
+    store,
+    runtime,
+    config: city.config,
+    logger: city.logger ?? defaultLogger(),
+    ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  await service.startService();
+  return { service, stop: () => service.stopService() };
+}
+
+/** The factory the supervisor's default services list holds. */
+export function sessionServiceFactory(options: SessionServiceFactoryOptions = {}): CityServiceFactory {
+  return {
+    name: SESSION_SERVICE,
+    phase: 'validating_agents',
+    start: (city) => startSessionService(city, options),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * What a session runs: a create names an agent of the city (`[[agent]]` in city.toml), a provider preset
+ * (`kind: "provider"`), or nothing (the city's default template: its `[workspace] provider` or
+ * `start_command`). This turns that into the command, the readiness hint and how conversations are named.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CityConfig } from '../cityConfig.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { builtinPresets, shellQuote, type ProviderPreset } from './runtime/presets.ts';
+
+export interface SessionTemplate {
+  /** The template's name (`template` of the session). */
+  name: string;
+  /** The provider preset's name, or `custom` for a bare start command. */
+  provider: string;
+  kind: 'agent' | 'provider';
+  /** The base shell command, before conversation flags and the first message. */
+  command: string;
+  preset?: ProviderPreset;
+}
+
+/** The template a create means. @throws NotFoundError for an unknown agent or provider. */
+export function resolveTemplate(
+  config: CityConfig,
+  kind: string | undefined,
+  name: string | undefined,
+): SessionTemplate {
+  const presets = builtinPresets();
+  if (kind !== undefined && kind !== '' && kind !== 'agent' && kind !== 'provider') {
+    throw new ValidationError(`kind must be "agent" or "provider", not ${JSON.stringify(kind)}`, 'invalid', {
+      errors: [{ location: 'body.kind', message: 'expected agent or provider', value: kind }],
+    });
+  }
+  if (kind === 'provider') {
+    const preset = name ? presets[name] : undefined;
+    if (!preset) throw new NotFoundError(`provider ${JSON.stringify(name ?? '')} not found`);
+    return { name: preset.name, provider: preset.name, kind: 'provider', command: preset.command, preset };
+  }
+  if (name) {
+    const agent = config.agents.find((a) => a.name === name);
+    if (agent) {
+      const providerName = agent.provider ?? config.provider;
+      const preset = providerName ? presets[providerName] : undefined;
+      const command = agent.start_command ?? preset?.command ?? config.startCommand;
+      if (!command) throw new NotFoundError(`agent ${name} has no provider or start_command`);
+      return {
+        name,
+        provider: agent.start_command ? 'custom' : (preset?.name ?? 'custom'),
+        kind: 'agent',
+        command,
+        ...(agent.start_command || !preset ? {} : { preset }),
+      };
+    }
+    // The city's default template answers to its provider's name too.
+    if (name !== config.provider) throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
+  }
+  if (config.provider) {
+    const preset = presets[config.provider];
+    if (!preset) throw new NotFoundError(`provider ${JSON.stringify(config.provider)} has no preset`);
+    return { name: config.provider, provider: preset.name, kind: 'agent', command: preset.command, preset };
+  }
+  if (config.startCommand)
+    return { name: 'default', provider: 'custom', kind: 'agent', command: config.startCommand };
+  throw new NotFoundError('the city has no default session template (no provider or start_command)');
+}
+
+/** A conversation id minted before the first start, for CLIs that take one (`--session-id`). */
+export const mintSessionKey = (template: SessionTemplate): string | undefined =>
+  template.preset?.sessionIdFlag ? randomUUID() : undefined;
+
+/**
+ * The command of one start: the first start names the conversation (`--session-id <key>`) and carries the
+ * first message as an argument; later starts resume it (`--resume <key>`).
+ */
+export function launchCommand(
+  base: string,
+  preset: ProviderPreset | undefined,
+  opts: { sessionKey?: string; firstStart: boolean; firstMessage?: string },
+): string {
+  const words = [base];
+  if (preset && opts.sessionKey) {
+    if (opts.firstStart && preset.sessionIdFlag)
+      words.push(preset.sessionIdFlag, shellQuote(opts.sessionKey));
+    else if (!opts.firstStart && preset.resumeFlag)
+      words.push(preset.resumeFlag, shellQuote(opts.sessionKey));
+  }
+  if (opts.firstStart && opts.firstMessage && preset?.promptMode === 'arg')
+    words.push(shellQuote(opts.firstMessage));
+  return words.join(' ');
+}

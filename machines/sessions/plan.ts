@@ -1,0 +1,87 @@
+/**
+ * The reconciler's decision for one tick, as a pure function of what it knows: the open sessions, one
+ * batched observation of the runtime, the sessions with an effect in flight, the time and the thresholds.
+ * It answers what to do; the actor does it (start, adopt, account a death, stop an idle one, end a
+ * quarantine, fail a create that waited too long). Pure.
+ */
+import type { SessionRecord } from './sessionRecord.ts';
+import type { SessionThresholds } from './thresholds.ts';
+
+/** What the reconciler saw of one runtime session (by runtime session name). */
+export interface SeenRuntime {
+  running: boolean;
+  lastActivity: number;
+  /** The instance token the runtime was started with; absent for a session we did not mint. */
+  token?: string;
+  exitCode?: number;
+}
+
+export type SessionAction =
+  | { kind: 'start'; id: string }
+  | { kind: 'adopt'; id: string }
+  | { kind: 'died'; id: string; exitCode?: number }
+  | { kind: 'idle'; id: string }
+  | { kind: 'quarantine-over'; id: string }
+  | { kind: 'create-timeout'; id: string };
+
+export interface PlanInput {
+  sessions: readonly SessionRecord[];
+  seen: ReadonlyMap<string, SeenRuntime>;
+  busy: ReadonlySet<string>;
+  now: number;
+  thresholds: SessionThresholds;
+}
+
+/** True when the tick must look at the runtime at all (some session should run or is running). */
+export const needsObservation = (sessions: readonly SessionRecord[]): boolean =>
+  sessions.some((s) => !s.closed && s.state !== 'suspended' && s.state !== 'archived');
+
+export function planTick({ sessions, seen, busy, now, thresholds: t }: PlanInput): SessionAction[] {
+  const actions: SessionAction[] = [];
+  let starts = 0;
+  for (const s of sessions) {
+    if (s.closed || busy.has(s.id)) continue;
+    const rt = seen.get(s.sessionName);
+    const ours = rt?.running === true && rt.token !== undefined && rt.token === s.instanceToken;
+    switch (s.state) {
+      case 'creating':
+      case 'asleep': {
+        // A runtime we started (same token) is live: a restart interrupted the start, or it won the race.
+        if (ours && s.generation > 0) {
+          actions.push({ kind: 'adopt', id: s.id });
+          break;
+        }
+        const created = Date.parse(s.createdAt);
+        if (s.state === 'creating' && s.createRequest && now - created > t.createWaitMs) {
+          actions.push({ kind: 'create-timeout', id: s.id });
+          break;
+        }
+        const wanted = s.state === 'creating' || s.wakeWanted;
+        if (wanted && (s.notBefore === undefined || now >= s.notBefore) && starts < t.maxWakesPerTick) {
+          starts++;
+          actions.push({ kind: 'start', id: s.id });
+        }
+        break;
+      }
+      case 'active':
+        if (!rt?.running) {
+          actions.push(
+            rt?.exitCode !== undefined
+              ? { kind: 'died', id: s.id, exitCode: rt.exitCode }
+              : { kind: 'died', id: s.id },
+          );
+        } else if (t.idleTimeoutMs > 0 && rt.lastActivity > 0 && now - rt.lastActivity > t.idleTimeoutMs) {
+          actions.push({ kind: 'idle', id: s.id });
+        }
+        break;
+      case 'quarantined':
+        if (s.quarantinedUntil !== undefined && now >= s.quarantinedUntil) {
+          actions.push({ kind: 'quarantine-over', id: s.id });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return actions;
+}
