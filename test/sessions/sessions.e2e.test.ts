@@ -1,0 +1,268 @@
+/**
+ * Sessions end to end: a real supervisor over HTTP, the real tmux runtime (a private server per city,
+ * named after this test's GC_HOME) and the repository's mock agent. Async operations are followed on the
+ * city event stream from the 202's event_cursor, as the spec's client flow does.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { beadStoreService } from '../../actors/defaultCityServices.ts';
+import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
+import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
+import { openSse } from '../helpers/sse.ts';
+import {
+  eventually,
+  fakeHost,
+  startTestSupervisor,
+  waitForTerminal,
+  type TestSupervisor,
+} from '../helpers/supervisor.ts';
+
+function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Env {
+  s: TestSupervisor;
+  base: string;
+  logDir: string;
+}
+
+async function cityWithMock(t: Test, root?: string): Promise<Env> {
+  const probe = await startTestSupervisor(t, { tickMs: 200, ...(root ? { root } : {}) });
+  await probe.close();
+  const logDir = join(probe.root, 'agent-logs');
+  const services = [
+    beadStoreService,
+    sessionServiceFactory({
+      runtime: 'tmux',
+      thresholds: {
+        tickMs: 100,
+        stabilityMs: 2_000,
+        backoffBaseMs: 50,
+        backoffMaxMs: 200,
+        drainTimeoutMs: 1_000,
+      },
+      env: { GC_MOCK_LOG_DIR: logDir },
+    }),
+  ];
+  const s = await startTestSupervisor(t, {
+    tickMs: 200,
+    root: probe.root,
+    options: { services, host: fakeHost(probe.home, { bins: ['sh', 'node'] }) },
+  });
+  t.teardown(() => {
+    const socket = tmuxSocketFor('port', s.gcHome);
+    try {
+      execFileSync('tmux', ['-L', socket, 'kill-server'], { stdio: 'ignore' });
+    } catch {
+      // no server left
+    }
+  });
+  if (!existsSync(join(s.home, 'port', 'city.toml'))) {
+    const res = await s.call('POST', '/v0/city', { dir: join(s.home, 'port'), provider: 'mock' });
+    t.equal(res.status, 202, `city create answered ${JSON.stringify(res.body)}`);
+    const done = await waitForTerminal(s.log, res.body.request_id, 20_000);
+    t.equal(done.type, 'request.result.city.create');
+  }
+  await eventually(async () => (await s.call('GET', '/v0/city/port/sessions')).status === 200, 20_000);
+  return { s, base: '/v0/city/port', logDir };
+}
+
+/** Follows the city stream from `afterSeq` until the terminal event of `requestId`. */
+async function terminalOnStream(env: Env, afterSeq: string, requestId: string, timeoutMs = 30_000) {
+  const sse = await openSse(`${env.s.url}${env.base}/events/stream?after_seq=${afterSeq}`);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const frame = await sse.nextEvent(Math.max(1, deadline - Date.now()));
+      if (frame.event !== 'event') continue;
+      const ev = JSON.parse(frame.data) as { type: string; payload: Record<string, unknown> };
+      if (ev.payload?.request_id !== requestId) continue;
+      if (ev.type === 'request.failed' || ev.type.startsWith('request.result.')) return ev;
+    }
+  } finally {
+    sse.close();
+  }
+}
+
+function conversation(logDir: string): string {
+  if (!existsSync(logDir)) return '';
+  return readdirSync(logDir)
+    .map((f) => readFileSync(join(logDir, f), 'utf8'))
+    .join('');
+}
+
+if (!hasTmux()) {
+  if (process.env.CI) t.fail('tmux is not on PATH; CI must install it (.ci/run)');
+  else t.plan(0, 'tmux is not on PATH: sessions are not tested end to end here');
+} else {
+  t.test(
+    'create, message, submit, list, get, stop, kill, suspend, wake, close on tmux with the mock agent',
+    async (t) => {
+      const env = await cityWithMock(t);
+      const { s, base } = env;
+
+      const created = await s.call('POST', `${base}/sessions`, { alias: 'deckhand', title: 'first mate' });
+      t.equal(created.status, 202, JSON.stringify(created.body));
+      t.equal(created.body.status, 'accepted');
+      const result = await terminalOnStream(env, created.body.event_cursor, created.body.request_id);
+      t.equal(result.type, 'request.result.session.create', JSON.stringify(result.payload));
+      const session = result.payload.session as Record<string, unknown>;
+      t.equal(session.state, 'active', 'the result carries the session once it left creating');
+      t.equal(session.running, true);
+      t.equal(session.alias, 'deckhand');
+      const id = session.id as string;
+
+      const byAlias = await s.call('GET', `${base}/session/deckhand`);
+      t.equal(byAlias.status, 200);
+      t.equal(byAlias.body.id, id, 'resolved by alias');
+      t.equal(
+        (await s.call('GET', `${base}/session/${session.session_name as string}`)).body.id,
+        id,
+        'and by name',
+      );
+      t.equal((await s.call('GET', `${base}/session/nobody`)).status, 404);
+
+      const list = await s.call('GET', `${base}/sessions`);
+      t.equal(list.body.total, 1);
+      t.ok(list.headers.get('x-gc-index'), 'X-GC-Index');
+
+      const msg = await s.call('POST', `${base}/session/${id}/messages`, { message: 'hello there' });
+      t.equal(msg.status, 202);
+      const delivered = await terminalOnStream(env, msg.body.event_cursor, msg.body.request_id);
+      t.equal(delivered.type, 'request.result.session.message');
+      await eventually(() => conversation(env.logDir).includes('echo: hello there'), 10_000);
+      t.pass('the agent answered in its conversation log');
+
+      const sub = await s.call('POST', `${base}/session/${id}/submit`, {
+        message: 'again',
+        intent: 'interrupt_now',
+      });
+      t.equal(sub.status, 202);
+      const submitted = await terminalOnStream(env, sub.body.event_cursor, sub.body.request_id);
+      t.equal(submitted.type, 'request.result.session.submit');
+      t.equal(submitted.payload.intent, 'interrupt_now');
+      t.equal(submitted.payload.queued, false);
+
+      t.equal(
+        (await s.call('POST', `${base}/session/${id}/messages`, { message: '' })).status,
+        422,
+        'empty message',
+      );
+
+      const stop = await s.call('POST', `${base}/session/${id}/stop`);
+      t.same(stop.body, { status: 'ok', id }, 'stop interrupts the turn, the session stays');
+
+      // kill: the process ends, the state stays, the reconciler starts it again (no crash counted)
+      const woke = (await s.call('GET', `${base}/events?type=session.woke`)).body.total as number;
+      t.equal((await s.call('POST', `${base}/session/${id}/kill`)).status, 200);
+      await eventually(
+        async () => (await s.call('GET', `${base}/events?type=session.woke`)).body.total > woke,
+        20_000,
+      );
+      await eventually(
+        async () => (await s.call('GET', `${base}/session/${id}`)).body.running === true,
+        20_000,
+      );
+      t.pass('restarted after the kill');
+      const crashed = await s.call('GET', `${base}/events?type=session.crashed`);
+      t.equal(crashed.body.total, 0, 'a kill is not a crash');
+
+      t.equal((await s.call('POST', `${base}/session/${id}/suspend`)).status, 200);
+      const suspended = await s.call('GET', `${base}/session/${id}`);
+      t.equal(suspended.body.state, 'suspended');
+      t.equal(suspended.body.running, false);
+      t.equal(
+        (await s.call('POST', `${base}/session/${id}/suspend`)).status,
+        409,
+        'suspend twice is a conflict',
+      );
+      const refused = await s.call('POST', `${base}/session/${id}/messages`, { message: 'hi' });
+      t.equal(refused.status, 409, 'a suspended session takes no message');
+      t.match(refused.body.detail, /^conflict:/);
+
+      t.equal((await s.call('POST', `${base}/session/${id}/wake`)).status, 200);
+      await eventually(
+        async () => (await s.call('GET', `${base}/session/${id}`)).body.state === 'active',
+        20_000,
+      );
+      t.pass('woken');
+
+      const renamed = await s.call('POST', `${base}/session/${id}/rename`, { title: 'captain' });
+      t.equal(renamed.body.title, 'captain');
+
+      t.equal((await s.call('POST', `${base}/session/${id}/close`)).status, 200);
+      const closed = await s.call('GET', `${base}/session/${id}`);
+      t.equal(closed.body.state, 'closed');
+      t.equal(
+        (await s.call('POST', `${base}/session/${id}/wake`)).status,
+        409,
+        'a closed session cannot wake',
+      );
+      const types = ((await s.call('GET', `${base}/events?limit=500`)).body.items as { type: string }[]).map(
+        (e) => e.type,
+      );
+      for (const type of [
+        'session.woke',
+        'session.stopped',
+        'session.suspended',
+        'session.draining',
+        'bead.closed',
+      ])
+        t.ok(types.includes(type), `${type} recorded`);
+    },
+  );
+
+  t.test('a crashing agent is restarted with back-off, then quarantined', async (t) => {
+    const env = await cityWithMock(t);
+    const { s, base } = env;
+    const created = await s.call('POST', `${base}/sessions`, {});
+    const result = await terminalOnStream(env, created.body.event_cursor, created.body.request_id);
+    const id = (result.payload.session as { id: string }).id;
+    // Each start dies at once: the mock agent crashes on this directive, five times within stability.
+    for (let i = 0; i < 8; i++) {
+      const state = (await s.call('GET', `${base}/session/${id}`)).body.state as string;
+      if (state === 'quarantined') break;
+      await s.call('POST', `${base}/session/${id}/messages`, { message: '/mock crash 3' });
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await eventually(
+      async () => (await s.call('GET', `${base}/session/${id}`)).body.state === 'quarantined',
+      30_000,
+    );
+    const q = await s.call('GET', `${base}/events?type=session.quarantined`);
+    t.equal(q.body.total, 1, 'session.quarantined once');
+    const crashes = await s.call('GET', `${base}/events?type=session.crashed`);
+    t.ok(crashes.body.total >= 1, `${crashes.body.total} crashes recorded`);
+    t.equal((await s.call('GET', `${base}/session/${id}`)).body.reason, 'quarantine');
+  });
+
+  t.test(
+    'sessions on tmux outlive a supervisor restart and are adopted, not started again',
+    async (t) => {
+      const env = await cityWithMock(t);
+      const created = await env.s.call('POST', `${env.base}/sessions`, {});
+      const result = await terminalOnStream(env, created.body.event_cursor, created.body.request_id);
+      const session = result.payload.session as { id: string; session_name: string };
+      const root = env.s.root;
+      await env.s.close(); // sessions on tmux outlive the supervisor
+      const again = await cityWithMock(t, root);
+      await eventually(
+        async () => (await again.s.call('GET', `${again.base}/session/${session.id}`)).body.running === true,
+        20_000,
+      );
+      const woke = await again.s.call('GET', `${again.base}/events?type=session.woke`);
+      t.equal(woke.body.total, 1, 'adopted, not started a second time');
+      const terminals = await again.s.call('GET', `${again.base}/events?type=request.result.session.create`);
+      t.equal(terminals.body.total, 1, 'exactly one terminal event');
+      rmSync(env.logDir, { recursive: true, force: true });
+    },
+  );
+}
