@@ -2,8 +2,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { UnavailableError } from '../errors.ts';
 import { matchesFilter } from './filter.ts';
 import type { JournalEvent, ListFilter } from './journal.ts';
-import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForward } from './lineReader.ts';
-import type { Line } from './lineReader.ts';
+import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForwardAs } from './lineReader.ts';
+import type { LineParser } from './lineReader.ts';
 import type { Notifier } from './notifier.ts';
 import type { OffsetIndex } from './offsetIndex.ts';
 import type { RecentEvents } from './recentEvents.ts';
@@ -59,16 +59,23 @@ export class LogReader {
     const out: JournalEvent[] = [];
     if (from > to) return out;
     const [start, end] = this.#range(from, to);
-    const lines =
-      filter.order === 'desc'
-        ? readBackward(this.#handle, start, end)
-        : readForward(this.#handle, start, end, CHUNK_BYTES, MAX_CHUNK_BYTES);
-    for await (const chunk of this.#guard(lines)) {
-      for (const line of chunk) {
-        const event = this.#parse(line);
-        if (event && matchesFilter(event, filter)) out.push(event);
-        if (out.length >= limit) return out;
+    if (filter.order === 'desc') {
+      for await (const chunk of this.#guard(readBackward(this.#handle, start, end))) {
+        for (const line of chunk) {
+          const event = this.#parse(line.text, line.offset);
+          if (event && matchesFilter(event, filter)) out.push(event);
+          if (out.length >= limit) return out;
+        }
       }
+      return out;
+    }
+    const parse: LineParser<JournalEvent> = (buf, begin, stop, offset) => {
+      const event = this.#parse(buf.toString('utf8', begin, stop), offset);
+      return event && matchesFilter(event, filter) ? event : undefined;
+    };
+    const events = readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES, limit);
+    for await (const chunk of this.#guard(events)) {
+      for (const event of chunk) out.push(event);
     }
     return out;
   }
@@ -99,12 +106,13 @@ export class LogReader {
         continue;
       }
       const [start, end] = this.#range(next, head);
-      const lines = readForward(this.#handle, start, end, CHUNK_BYTES, MAX_CHUNK_BYTES);
-      for await (const chunk of this.#guard(lines)) {
-        for (const line of chunk) {
+      const parse: LineParser<JournalEvent> = (buf, begin, stop, offset) =>
+        this.#parse(buf.toString('utf8', begin, stop), offset);
+      const events = readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES);
+      for await (const chunk of this.#guard(events)) {
+        for (const event of chunk) {
           if (closed()) return;
-          const event = this.#parse(line);
-          if (!event || event.seq < next) continue;
+          if (event.seq < next) continue;
           next = event.seq + 1;
           yield event;
         }
@@ -113,11 +121,11 @@ export class LogReader {
     }
   }
 
-  /** The event of a line, or undefined for a line the index does not hold (corrupt, or a stray copy). */
-  #parse(line: Line): JournalEvent | undefined {
+  /** The event of the line at `offset`, or undefined for a line the index does not hold (corrupt, or a stray copy). */
+  #parse(text: string, offset: number): JournalEvent | undefined {
     try {
-      const value = JSON.parse(line.text) as JournalEvent | null;
-      return value && this.#index.holds(value.seq, line.offset) ? value : undefined;
+      const value = JSON.parse(text) as JournalEvent | null;
+      return value && this.#index.holds(value.seq, offset) ? value : undefined;
     } catch {
       return undefined;
     }
@@ -130,7 +138,7 @@ export class LogReader {
     return [start, end];
   }
 
-  async *#guard(lines: AsyncGenerator<Line[]>): AsyncGenerator<Line[]> {
+  async *#guard<T>(lines: AsyncGenerator<T[]>): AsyncGenerator<T[]> {
     try {
       yield* lines;
     } catch (err) {
