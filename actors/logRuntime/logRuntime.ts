@@ -108,13 +108,15 @@ export class LogRuntime {
   attach(folder: LogFolder, seq: number): Promise<void> {
     return this.#enqueue(async () => {
       if (this.#folders.size === 0 && seq > this.#head) this.#head = seq;
-      await this.#catchUp();
-      for (let from = seq; from < this.#head;) {
+      // One pass to the log's end, each page read once: the new folder takes it from `seq`, the attached
+      // ones from the head (a catch-up and then a second read from `seq` parsed a replayed log twice).
+      for (let from = Math.min(seq, this.#head); ;) {
         const page = await this.journal.list({ afterSeq: from, limit: this.#pageSize });
-        const upTo = page.filter((e) => e.seq <= this.#head);
-        if (upTo.length === 0) break;
-        folder.fold(upTo);
-        from = upTo[upTo.length - 1]!.seq;
+        if (page.length === 0) break;
+        const mine = from >= seq ? page : page.filter((e) => e.seq > seq);
+        if (mine.length > 0) folder.fold(mine);
+        this.#foldNew(page);
+        from = page[page.length - 1]!.seq;
       }
       this.#folders.add(folder);
     });
@@ -262,12 +264,20 @@ export class LogRuntime {
     const events = taken.flatMap((t) => t.events);
     let stored: JournalEvent[] = [];
     if (events.length > 0) {
+      const undoAll = () => {
+        for (const undo of undos.reverse()) undo();
+        undos.length = 0;
+      };
       try {
         const records = taken.flatMap((t) => t.decision.records);
         const drafts = events.map(({ seq: _seq, ...draft }) => draft);
-        stored = await this.#append(records.map((r, i) => ({ ...r, draft: drafts[i]! })));
+        // What part of a batch landed is folded into the model as it was before this round's applies.
+        stored = await this.#append(
+          records.map((r, i) => ({ ...r, draft: drafts[i]! })),
+          undoAll,
+        );
       } catch (err) {
-        for (const undo of undos.reverse()) undo();
+        undoAll();
         if (isSeqConflict(err))
           return this.#retryRound(
             taken.map((t) => t.task),
@@ -341,8 +351,15 @@ export class LogRuntime {
     }
   }
 
-  /** Appends one decision's records: one atomic batch where the backend has them, else one by one. */
-  async #append(records: UntypedDecision<unknown>['records']): Promise<JournalEvent[]> {
+  /**
+   * Appends one decision's records: one atomic batch where the backend has them, else one by one. When
+   * only part lands, `beforePartialFold` runs before that part is folded (a round takes its speculative
+   * applies back first, or the folder would skip the landed events as already folded).
+   */
+  async #append(
+    records: UntypedDecision<unknown>['records'],
+    beforePartialFold?: () => void,
+  ): Promise<JournalEvent[]> {
     const clock = this.options.clock;
     const drafts: JournalDraft[] = records.map((r) =>
       clock && r.draft.ts === undefined ? { ...r.draft, ts: clock.next() } : r.draft,
@@ -371,6 +388,7 @@ export class LogRuntime {
       // What did land is in the log, so it is part of the state: fold it in before giving up. The decision
       // is then partly stored, which is no refusal (the truth rule, README "Durability").
       this.#head = written[written.length - 1]!.seq;
+      beforePartialFold?.();
       for (const folder of this.#folders) folder.fold(written);
       throw partlyStored(this.journal.name, err);
     }
