@@ -1,4 +1,4 @@
-import type { SessionResponse } from './sessionWire.ts';
+import type { SessionResponse } from '../schemas/sessions.ts';
 
 /**
  * Renders sessions as an aligned text table: ID, NAME (the runtime session name), ALIAS, STATE, RUNNING,

@@ -5,7 +5,7 @@ import type { WireEvent } from './events/filter.ts';
 import { follow, streamTarget } from './events/stream.ts';
 import { compact } from './jsonl.ts';
 import { failureMessage, type RequestOutcome } from './requestWait.ts';
-import type { SessionAccepted } from './sessionWire.ts';
+import type { AsyncAcceptedBody } from '../schemas/sessions.ts';
 
 /** The success types of the async session operations (spec 6.2); failure is always `request.failed`. */
 export const SESSION_RESULTS = {
@@ -24,7 +24,7 @@ export const waitFlags = {
 export interface SessionOpOptions {
   client: ApiClient;
   city: string;
-  accepted: SessionAccepted;
+  accepted: AsyncAcceptedBody;
   resultType: string;
   /** The session the operation concerns, when known (send, submit): its events are shown as progress. */
   session?: string;

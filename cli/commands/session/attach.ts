@@ -6,7 +6,7 @@ import { CliError } from '../../errors.ts';
 import { gcHome } from '../../home.ts';
 import { execInherited, tmuxAttachArgs, tmuxBinary } from '../../sessionAttach.ts';
 import { sessionFlags, sessionPath, sessionTarget } from '../../sessionClient.ts';
-import type { SessionResponse } from '../../sessionWire.ts';
+import type { SessionResponse } from '../../../schemas/sessions.ts';
 
 /** `gc session attach`: resolves the session, then execs `tmux -L <socket> attach-session -t =<name>`. */
 export default class SessionAttach extends GcCommand {

@@ -3,7 +3,7 @@ import * as Flags from '@oclif/core/flags';
 import { GcCommand } from '../../command.ts';
 import { sessionFlags, sessionsPath, sessionTarget } from '../../sessionClient.ts';
 import { finishSessionOp, SESSION_RESULTS, waitFlags } from '../../sessionWait.ts';
-import type { SessionAccepted, SessionCreateBody } from '../../sessionWire.ts';
+import type { AsyncAcceptedBody, SessionCreateBody } from '../../../schemas/sessions.ts';
 import { parseTimeout } from '../city/create.ts';
 
 /** `gc session create`: POST /v0/city/{city}/sessions, optionally waiting for the terminal event. */
@@ -45,11 +45,11 @@ export default class SessionCreate extends GcCommand {
     const timeoutMs = parseTimeout(flags.timeout);
     const { client, city } = await sessionTarget(flags);
     const body: SessionCreateBody = { name: args.name };
-    if (flags.kind !== undefined) body.kind = flags.kind as 'agent' | 'provider';
+    if (flags.kind !== undefined) body.kind = flags.kind;
     if (flags.alias !== undefined) body.alias = flags.alias;
     if (flags.title !== undefined) body.title = flags.title;
     if (flags.message !== undefined) body.message = flags.message;
-    const { body: accepted } = await client.postJson<SessionAccepted>(sessionsPath(city), body);
+    const { body: accepted } = await client.postJson<AsyncAcceptedBody>(sessionsPath(city), body);
     await finishSessionOp({
       client,
       city,

@@ -3,7 +3,7 @@ import { GcCommand } from '../../command.ts';
 import { compact } from '../../jsonl.ts';
 import { sessionFlags, sessionsPath, sessionTarget } from '../../sessionClient.ts';
 import { sessionsTable } from '../../sessionTable.ts';
-import type { SessionListBody, SessionResponse } from '../../sessionWire.ts';
+import type { ListBodySessionResponse, SessionResponse } from '../../../schemas/sessions.ts';
 
 /** `gc session list`: GET /v0/city/{city}/sessions, every page. */
 export default class SessionList extends GcCommand {
@@ -38,7 +38,7 @@ export default class SessionList extends GcCommand {
     const sessions: SessionResponse[] = [];
     const seen = new Set<string>();
     for (let cursor: string | undefined; ;) {
-      const { body } = await client.getJson<SessionListBody>(sessionsPath(city), {
+      const { body } = await client.getJson<ListBodySessionResponse>(sessionsPath(city), {
         state: flags.state,
         template: flags.template,
         peek: flags.peek ? 'true' : undefined,

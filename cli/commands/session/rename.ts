@@ -4,6 +4,7 @@ import { GcCommand } from '../../command.ts';
 import { CliError } from '../../errors.ts';
 import { compact } from '../../jsonl.ts';
 import { mutate, sessionFlags, sessionPath, sessionTarget } from '../../sessionClient.ts';
+import type { SessionPatchBody, SessionRenameInputBody } from '../../../schemas/sessions.ts';
 
 /** `gc session rename`: POST …/session/{id}/rename, or PATCH …/session/{id} when the alias changes. */
 export default class SessionRename extends GcCommand {
@@ -28,21 +29,23 @@ export default class SessionRename extends GcCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(SessionRename);
-    if (args.title === undefined && flags.alias === undefined) {
+    const { title } = args;
+    const { alias } = flags;
+    if (title === undefined && alias === undefined) {
       throw new CliError(`give a new <title>, --alias, or both; see "${this.label} --help"`);
     }
     const { client, city } = await sessionTarget(flags);
     const body =
-      flags.alias === undefined
+      alias === undefined
         ? await mutate<unknown>(client, {
             method: 'POST',
             path: sessionPath(city, args.id, 'rename'),
-            body: { title: args.title },
+            body: { title: title! } satisfies SessionRenameInputBody,
           })
         : await mutate<unknown>(client, {
             method: 'PATCH',
             path: sessionPath(city, args.id),
-            body: { ...(args.title === undefined ? {} : { title: args.title }), alias: flags.alias },
+            body: { ...(title === undefined ? {} : { title }), alias } satisfies SessionPatchBody,
           });
     await this.out(compact(body));
   }

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args';
 import { GcCommand } from '../../command.ts';
 import { sessionFlags, sessionPath, sessionTarget } from '../../sessionClient.ts';
 import { finishSessionOp, SESSION_RESULTS, waitFlags } from '../../sessionWait.ts';
-import type { SessionAccepted } from '../../sessionWire.ts';
+import type { AsyncAcceptedBody, SessionMessageInputBody } from '../../../schemas/sessions.ts';
 import { parseTimeout } from '../city/create.ts';
 
 /** `gc session send`: POST /v0/city/{city}/session/{id}/messages, optionally waiting for the terminal event. */
@@ -29,11 +29,9 @@ export default class SessionSend extends GcCommand {
     const { args, flags } = await this.parse(SessionSend);
     const timeoutMs = parseTimeout(flags.timeout);
     const { client, city } = await sessionTarget(flags);
-    const { body: accepted } = await client.postJson<SessionAccepted>(
+    const { body: accepted } = await client.postJson<AsyncAcceptedBody>(
       sessionPath(city, args.id, 'messages'),
-      {
-        message: args.text,
-      },
+      { message: args.text } satisfies SessionMessageInputBody,
     );
     await finishSessionOp({
       client,

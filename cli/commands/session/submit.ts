@@ -3,8 +3,17 @@ import * as Flags from '@oclif/core/flags';
 import { GcCommand } from '../../command.ts';
 import { sessionFlags, sessionPath, sessionTarget } from '../../sessionClient.ts';
 import { finishSessionOp, SESSION_RESULTS, waitFlags } from '../../sessionWait.ts';
-import { SUBMIT_INTENTS, type SessionAccepted, type SubmitIntent } from '../../sessionWire.ts';
+import type {
+  AsyncAcceptedBody,
+  SessionSubmitInputBody,
+  SubmitIntentValue,
+} from '../../../schemas/sessions.ts';
 import { parseTimeout } from '../city/create.ts';
+
+// SubmitIntent's values for the flag. schemas/sessions.ts lists them beside TypeBox, which gc does not load
+// at start-up; the Record has the compiler check that this names every intent and nothing else.
+const INTENT_SET: Record<SubmitIntentValue, true> = { default: true, follow_up: true, interrupt_now: true };
+const INTENTS = Object.keys(INTENT_SET);
 
 /** `gc session submit`: POST /v0/city/{city}/session/{id}/submit, optionally waiting for the terminal event. */
 export default class SessionSubmit extends GcCommand {
@@ -28,7 +37,7 @@ export default class SessionSubmit extends GcCommand {
     ...sessionFlags,
     intent: Flags.string({
       description: 'how to deliver it',
-      options: [...SUBMIT_INTENTS],
+      options: INTENTS,
       default: 'default',
     }),
     ...waitFlags,
@@ -38,10 +47,13 @@ export default class SessionSubmit extends GcCommand {
     const { args, flags } = await this.parse(SessionSubmit);
     const timeoutMs = parseTimeout(flags.timeout);
     const { client, city } = await sessionTarget(flags);
-    const { body: accepted } = await client.postJson<SessionAccepted>(sessionPath(city, args.id, 'submit'), {
-      message: args.text,
-      intent: flags.intent as SubmitIntent,
-    });
+    const { body: accepted } = await client.postJson<AsyncAcceptedBody>(
+      sessionPath(city, args.id, 'submit'),
+      {
+        message: args.text,
+        intent: flags.intent as SubmitIntentValue,
+      } satisfies SessionSubmitInputBody,
+    );
     await finishSessionOp({
       client,
       city,
