@@ -119,6 +119,12 @@ export class SessionReconciler {
     return seen;
   }
 
+  /** Records that the runtime session `name` was stopped, so reads before the next observation say so. */
+  stopped(name: string): void {
+    const rt = this.#seen.get(name);
+    if (rt) this.#seen.set(name, { ...rt, running: false });
+  }
+
   /** Marks a session busy while `effect` runs (API stop/close/suspend do their runtime work here too). */
   async exclusive<T>(id: string, effect: () => Promise<T>): Promise<T> {
     while (this.#busy.has(id)) await new Promise((r) => setTimeout(r, 20));
@@ -192,7 +198,10 @@ export class SessionReconciler {
       }
       case 'idle': {
         const s = book.find(action.id);
-        if (s) await this.deps.runtime.stop(s.sessionName);
+        if (s) {
+          await this.deps.runtime.stop(s.sessionName);
+          this.stopped(s.sessionName);
+        }
         await book.decide((m, ctx) => decideIdleKilled(m, action.id, now, ctx));
         return;
       }

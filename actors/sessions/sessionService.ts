@@ -243,6 +243,7 @@ export class SessionService implements SessionApi {
     await this.reconciler.exclusive(s.id, async () => {
       await this.book.decide((m, c) => decideKilled(m, s.id, c), ctx.actor);
       await this.opts.runtime.stop(s.sessionName);
+      this.reconciler.stopped(s.sessionName);
     });
     return s.id;
   }
@@ -285,6 +286,7 @@ export class SessionService implements SessionApi {
     const running = await this.#running(s);
     if (!running) {
       await this.opts.runtime.stop(s.sessionName).catch(() => undefined);
+      this.reconciler.stopped(s.sessionName);
       return false;
     }
     if (s.state === 'active') await this.book.decide((m, c) => decideDrain(m, s.id, c), ctx.actor);
@@ -296,6 +298,7 @@ export class SessionService implements SessionApi {
       await new Promise((r) => setTimeout(r, 100));
     }
     await this.opts.runtime.stop(s.sessionName);
+    this.reconciler.stopped(s.sessionName);
     return true;
   }
 

@@ -47,7 +47,7 @@ t.test('a usage error names what is wrong and points to the command help, on one
       [
         1,
         '',
-        `gc ${name}: missing required argument ${required.map(([k]) => `<${k}>`).join(' ')}; see "gc ${name} --help"\n`,
+        `gc ${name}: missing required argument${required.length === 1 ? '' : 's'} ${required.map(([k]) => `<${k}>`).join(' ')}; see "gc ${name} --help"\n`,
       ],
       id,
     );

@@ -5,11 +5,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { beadStoreService } from '../../actors/defaultCityServices.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
+import { variantSuffix } from '../../schemas/eventCatalog.ts';
 import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
+import { docValidator } from '../helpers/schemaValidator.ts';
 import { openSse } from '../helpers/sse.ts';
 import {
   eventually,
@@ -18,6 +21,16 @@ import {
   waitForTerminal,
   type TestSupervisor,
 } from '../helpers/supervisor.ts';
+
+const UPSTREAM_OPENAPI = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  '..',
+  'shared',
+  'reference',
+  'upstream-openapi.json',
+);
 
 function hasTmux(): boolean {
   try {
@@ -209,6 +222,20 @@ if (!hasTmux()) {
       const types = ((await s.call('GET', `${base}/events?limit=500`)).body.items as { type: string }[]).map(
         (e) => e.type,
       );
+      // Every event of the run, as the city list serves it, against upstream's own OpenAPI document.
+      const upstream = JSON.parse(readFileSync(UPSTREAM_OPENAPI, 'utf8')) as {
+        components: { schemas: Record<string, unknown> };
+      };
+      const validator = docValidator(upstream, { $id: 'events.json' });
+      const all = (await s.call('GET', `${base}/events?limit=500`)).body.items as { type: string }[];
+      let checked = 0;
+      for (const e of all) {
+        const name = `TypedEventStreamEnvelope${variantSuffix(e.type)}`;
+        if (!upstream.components.schemas[name]) continue;
+        checked++;
+        t.same(validator.component(name, e), [], `${e.type} is a valid upstream ${name}`);
+      }
+      t.ok(checked >= 10, `${checked} events checked against upstream's schemas`);
       for (const type of [
         'session.woke',
         'session.stopped',
@@ -244,25 +271,22 @@ if (!hasTmux()) {
     t.equal((await s.call('GET', `${base}/session/${id}`)).body.reason, 'quarantine');
   });
 
-  t.test(
-    'sessions on tmux outlive a supervisor restart and are adopted, not started again',
-    async (t) => {
-      const env = await cityWithMock(t);
-      const created = await env.s.call('POST', `${env.base}/sessions`, {});
-      const result = await terminalOnStream(env, created.body.event_cursor, created.body.request_id);
-      const session = result.payload.session as { id: string; session_name: string };
-      const root = env.s.root;
-      await env.s.close(); // sessions on tmux outlive the supervisor
-      const again = await cityWithMock(t, root);
-      await eventually(
-        async () => (await again.s.call('GET', `${again.base}/session/${session.id}`)).body.running === true,
-        20_000,
-      );
-      const woke = await again.s.call('GET', `${again.base}/events?type=session.woke`);
-      t.equal(woke.body.total, 1, 'adopted, not started a second time');
-      const terminals = await again.s.call('GET', `${again.base}/events?type=request.result.session.create`);
-      t.equal(terminals.body.total, 1, 'exactly one terminal event');
-      rmSync(env.logDir, { recursive: true, force: true });
-    },
-  );
+  t.test('sessions on tmux outlive a supervisor restart and are adopted, not started again', async (t) => {
+    const env = await cityWithMock(t);
+    const created = await env.s.call('POST', `${env.base}/sessions`, {});
+    const result = await terminalOnStream(env, created.body.event_cursor, created.body.request_id);
+    const session = result.payload.session as { id: string; session_name: string };
+    const root = env.s.root;
+    await env.s.close(); // sessions on tmux outlive the supervisor
+    const again = await cityWithMock(t, root);
+    await eventually(
+      async () => (await again.s.call('GET', `${again.base}/session/${session.id}`)).body.running === true,
+      20_000,
+    );
+    const woke = await again.s.call('GET', `${again.base}/events?type=session.woke`);
+    t.equal(woke.body.total, 1, 'adopted, not started a second time');
+    const terminals = await again.s.call('GET', `${again.base}/events?type=request.result.session.create`);
+    t.equal(terminals.body.total, 1, 'exactly one terminal event');
+    rmSync(env.logDir, { recursive: true, force: true });
+  });
 }
