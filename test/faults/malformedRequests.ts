@@ -177,7 +177,7 @@ const invalidUtf8Url: Generator = (fx, r) => {
 /**
  * Dot segments: a URL parser (ours and every client's) folds them away before the request is routed, so
  * `GET /v0/city/../events` is a valid read of `/v0/events`. They are sent to mutations only, whose bodies
- * are made invalid, so the request stays malformed wherever it lands.
+ * are made invalid, so the request stays malformed wherever it lands; a bodyless mutation gets none.
  */
 const DOT_SEGMENTS = ['..', '.', '%2e%2e', '%2E.', '%2e%2e%2f%2e%2e%2fetc'];
 
@@ -201,7 +201,9 @@ const FILTER_READS = new Set(['get-v0-city-by-city-name-mail-thread-by-id']);
 const pathTraversal: Generator = (fx, r) => {
   const op = r.pick(fx.ops.filter((o) => o.pathParams.length > 0 && !FILTER_READS.has(o.id)));
   const param = r.pick(op.pathParams);
-  const bad = r.pick(op.mutation ? [...TRAVERSAL, ...DOT_SEGMENTS] : TRAVERSAL);
+  // Without a body to keep it invalid, a dot segment can land on another real bodyless mutation
+  // (`/session/../stop` is the city's `/stop`): those get only the names that stay inside their segment.
+  const bad = r.pick(op.mutation && op.body ? [...TRAVERSAL, ...DOT_SEGMENTS] : TRAVERSAL);
   const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
     name === param ? bad : encodeURIComponent(fx.values[name] ?? 'x'),
   );
