@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import * as P from './eventPayloads.ts';
 import type { NamedSchema } from './named.ts';
 import * as O from './ourEventPayloads.ts';
+import { EXTMSG_STATE_PAYLOADS } from './extmsgEvents.ts';
 
 /**
  * The registered event types and their payload schemas: the discriminator table of the typed envelopes.
@@ -97,6 +98,7 @@ export const isRegisteredEventType = (type: string): type is RegisteredEventType
 export const OUR_EVENT_PAYLOADS = {
   'request.accepted': O.RequestAcceptedPayload,
   'supervisor.stopped': O.SupervisorStoppedPayload,
+  ...EXTMSG_STATE_PAYLOADS,
 } as const satisfies Record<string, NamedSchema>;
 
 /** Every type we write with a typed draft and decode at replay: upstream's registered types and ours. */
