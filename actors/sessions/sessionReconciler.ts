@@ -146,11 +146,11 @@ export class SessionReconciler {
 
   async #runPass(): Promise<void> {
     const started = performance.now();
-    const sessions = this.deps.book.openSessions();
-    if (!needsObservation(sessions)) return;
+    if (!needsObservation(this.deps.book.openSessions())) return;
     const seen = await this.observe();
+    // Read again after the observation: a start that finished meanwhile must not be planned as an adoption.
     const actions = planTick({
-      sessions,
+      sessions: this.deps.book.openSessions(),
       seen,
       busy: this.#busy,
       now: this.deps.now(),

@@ -89,6 +89,11 @@ export class SessionService implements SessionApi {
     return this.opts.runtime;
   }
 
+  /** The extra environment every session process gets (read by the transcript locator: GC_MOCK_LOG_DIR). */
+  get sessionEnv(): Readonly<Record<string, string>> {
+    return this.opts.env ?? {};
+  }
+
   get index(): number {
     return this.opts.store.index;
   }
@@ -128,13 +133,19 @@ export class SessionService implements SessionApi {
 
   async list(query: SessionListQuery): Promise<SessionPage> {
     const seen = await this.#observed(1000);
-    let records =
-      query.state === 'closed' || query.state ? this.book.allSessions() : this.book.openSessions();
+    let records = query.state ? this.book.allSessions() : this.book.openSessions();
     records = records.reverse(); // newest first
-    const views = records.map((s) => sessionView(s, seen.get(s.sessionName)));
-    const matching = views.filter(
-      (v) => (!query.state || v.state === query.state) && (!query.template || v.template === query.template),
-    );
+    if (query.template) records = records.filter((s) => s.template === query.template);
+    // Views (they join the observation) are built for the page only, unless the state filter needs them.
+    const matching: { id: string; view?: SessionView; record: (typeof records)[number] }[] = [];
+    for (const record of records) {
+      if (!query.state) {
+        matching.push({ id: record.id, record });
+        continue;
+      }
+      const view = sessionView(record, seen.get(record.sessionName));
+      if (view.state === query.state) matching.push({ id: record.id, view, record });
+    }
     const limit = Math.min(query.limit && query.limit > 0 ? query.limit : DEFAULT_PAGE, MAX_PAGE);
     let start = 0;
     if (query.cursor) {
@@ -147,7 +158,9 @@ export class SessionService implements SessionApi {
         );
       start = at;
     }
-    const items = matching.slice(start, start + limit);
+    const items = matching
+      .slice(start, start + limit)
+      .map((m) => m.view ?? sessionView(m.record, seen.get(m.record.sessionName)));
     if (query.peek) await Promise.all(items.map((v) => this.#peekInto(v, 5)));
     const next = matching[start + limit];
     return { items, total: matching.length, ...(next ? { next_cursor: next.id } : {}) };
@@ -315,8 +328,9 @@ export class SessionService implements SessionApi {
         throw new ConflictError(`session ${s.id} is ${s.state}: it cannot take a message`);
       const cursor = this.index;
       const pending = { ...request, id: newRequestId() };
-      await this.book.decide((m, c) => decideAcceptRequest(m, s.id, pending, c), ctx.actor);
-      this.reconciler.poke();
+      const after = await this.book.decide((m, c) => decideAcceptRequest(m, s.id, pending, c), ctx.actor);
+      // Only a session that must start first needs the reconciler; an active one is typed into at once.
+      if (after.state !== 'active') this.reconciler.poke();
       const delivery = this.#deliver(s.id, pending, text).finally(() => this.#deliveries.delete(delivery));
       this.#deliveries.add(delivery);
       return { status: 'accepted', request_id: pending.id, event_cursor: String(cursor) };
