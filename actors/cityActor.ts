@@ -15,6 +15,7 @@ import type { CityService } from './cityServices.ts';
 import { foldingReported } from './damagedRecords.ts';
 import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
+import type { ActorObserver } from './inspect/actorObserver.ts';
 import { JournaledActor } from './journaledActor.ts';
 import { LogRuntime, type LogFolder } from './logRuntime/logRuntime.ts';
 
@@ -47,7 +48,7 @@ export class CityActor {
   /**
    * Opens the city's log through `backend` and replays it. `wake` is the machine's effect slot: called
    * after a committed transition that leaves work for the reconciler. `clock` stamps what the machine
-   * records, after every recorded `ts`.
+   * records, after every recorded `ts`. `observer` is told of the actor and its commits.
    * Effects: opens (creating) the log; reads all of it. Throws what the backend throws.
    */
   static async open(
@@ -55,6 +56,7 @@ export class CityActor {
     entry: { name: string; path: string },
     wake: () => void,
     clock?: EventClock,
+    observer?: ActorObserver,
   ): Promise<CityActor> {
     const journal = await backend.open({ name: entry.name, file: cityLogFile(entry.path) });
     const machine = cityMachine.provide({ actions: { wake: () => wake() } });
@@ -66,7 +68,7 @@ export class CityActor {
         city.fold(events);
       },
     };
-    const city: CityActor = new CityActor(new JournaledActor(machine, initial, log, folder), log);
+    const city: CityActor = new CityActor(new JournaledActor(machine, initial, log, folder, observer), log);
     await log.attach(folder, 0);
     log.follow();
     return city;

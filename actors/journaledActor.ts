@@ -6,6 +6,7 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { RecordEvent } from '../machines/recorded.ts';
+import type { ActorObserver } from './inspect/actorObserver.ts';
 import type { LogFolder, LogRuntime } from './logRuntime/logRuntime.ts';
 
 /**
@@ -24,8 +25,11 @@ export class JournaledActor<M extends AnyStateMachine> {
     readonly log: LogRuntime,
     /** Folds what others record on the log into this actor (the runtime skips it for its own records). */
     private readonly folder?: LogFolder,
+    /** Told of this actor and each of its commits (the live actor view, the XState inspector). */
+    private readonly observer?: ActorObserver,
   ) {
     this.#snapshot = snapshot;
+    observer?.created(this);
   }
 
   get snapshot(): SnapshotFrom<M> {
@@ -55,7 +59,7 @@ export class JournaledActor<M extends AnyStateMachine> {
           if (next === before) return false;
           this.#snapshot = next;
           for (const effect of effects) effect.exec?.(effect.info, effect.params);
-          this.#notify();
+          this.#notify(event);
           return true;
         },
       };
@@ -68,7 +72,7 @@ export class JournaledActor<M extends AnyStateMachine> {
     for (const event of events) [snapshot] = transition(this.machine, snapshot, event);
     if (snapshot !== this.#snapshot) {
       this.#snapshot = snapshot;
-      this.#notify();
+      this.#notify(events.at(-1));
     }
   }
 
@@ -78,7 +82,8 @@ export class JournaledActor<M extends AnyStateMachine> {
     return () => this.#listeners.delete(listener);
   }
 
-  #notify(): void {
+  #notify(event: EventFromLogic<M> | undefined): void {
     for (const listener of this.#listeners) listener(this.#snapshot);
+    this.observer?.changed(this, event);
   }
 }

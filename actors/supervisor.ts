@@ -6,6 +6,7 @@ import { CityOpClaims } from './cityOpClaims.ts';
 import { createCity } from './cityCreate.ts';
 import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
 import { EventClock } from './eventClock.ts';
+import { ActorInspection } from './inspect/actorInspection.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import { unregisterCity } from './cityUnregister.ts';
 import type { SupervisorConfig } from './config.ts';
@@ -54,6 +55,8 @@ export interface SupervisorOptions {
   stopTimeoutMs?: number;
   /** Where warnings and failures go (default: the shared default logger); `runSupervisor` passes Fastify's. */
   logger?: Logger;
+  /** The hub every actor reports to (live actor view, XState inspector); default: a new one. */
+  inspection?: ActorInspection;
 }
 
 /** `req-` + 24 lowercase hex characters (12 random bytes), as upstream. */
@@ -81,6 +84,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   readonly now: () => Date;
   readonly scaffold: ScaffoldDeadline;
   readonly logger: Logger;
+  readonly inspection: ActorInspection;
   readonly #reconciler: Reconciler;
   readonly #stopTimeoutMs: number;
   #closing: Promise<void> | undefined;
@@ -95,6 +99,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   ) {
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger ?? defaultLogger();
+    this.inspection = options.inspection ?? new ActorInspection();
     this.scaffold = {
       stepTimeoutMs: options.scaffoldStepTimeoutMs ?? DEFAULT_SCAFFOLD_STEP_TIMEOUT_MS,
       ...(options.beforeScaffoldStep ? { beforeStep: options.beforeScaffoldStep } : {}),
@@ -137,9 +142,10 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   ): Promise<Supervisor> {
     await mkdir(config.home, { recursive: true });
     const clock = new EventClock(options.now);
-    const log = await SupervisorLog.open(backend, config.home, clock);
+    const inspection = options.inspection ?? new ActorInspection();
+    const log = await SupervisorLog.open(backend, config.home, clock, inspection);
     const registry = await CityRegistry.load(config.home);
-    const sup = new Supervisor(config, backend, registry, log, clock, options);
+    const sup = new Supervisor(config, backend, registry, log, clock, { ...options, inspection });
     for (const entry of registry.list()) {
       if (!existsSync(entry.path)) {
         sup.logger.warn({ city: entry.name, path: entry.path }, 'city directory is missing; not started');
@@ -157,7 +163,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   }
 
   async openCity(entry: { name: string; path: string }): Promise<CityActor> {
-    const city = await CityActor.open(this.backend, entry, () => this.wake(), this.clock);
+    const city = await CityActor.open(this.backend, entry, () => this.wake(), this.clock, this.inspection);
     city.actor.onChange(() => {
       if (
         this.live.get(city.name)?.journal === city.journal &&

@@ -16,6 +16,7 @@ import { foldingReported } from './damagedRecords.ts';
 import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import { SUPERVISOR_LOG } from './journal/journal.ts';
+import type { ActorObserver } from './inspect/actorObserver.ts';
 import { JournaledActor } from './journaledActor.ts';
 import { LogRuntime, type LogFolder } from './logRuntime/logRuntime.ts';
 
@@ -36,15 +37,24 @@ export class SupervisorLog {
   #folder!: LogFolder;
   #supervisor!: JournaledActor<typeof supervisorMachine>;
 
-  private constructor(readonly journal: Journal) {}
+  private constructor(
+    readonly journal: Journal,
+    /** Told of every actor of this log (live actor view, XState inspector). */
+    private readonly observer?: ActorObserver,
+  ) {}
 
   /**
    * Opens and replays the supervisor log; `clock` stamps what it records from then on, after every
-   * recorded `ts`. Effects: opens (creating) the log and reads all of it. Throws what the backend throws.
+   * recorded `ts`; `observer` is told of every actor of the log. Effects: opens (creating) the log and reads all of it. Throws what the backend throws.
    */
-  static async open(backend: JournalBackend, home: string, clock?: EventClock): Promise<SupervisorLog> {
+  static async open(
+    backend: JournalBackend,
+    home: string,
+    clock?: EventClock,
+    observer?: ActorObserver,
+  ): Promise<SupervisorLog> {
     const journal = await backend.open({ name: SUPERVISOR_LOG, file: supervisorLogFile(home) });
-    const log = new SupervisorLog(journal);
+    const log = new SupervisorLog(journal, observer);
     log.#log = new LogRuntime(journal, 0, clock ? { clock } : {});
     log.#folder = {
       fold: (events) => {
@@ -57,6 +67,7 @@ export class SupervisorLog {
       initialTransition(supervisorMachine)[0],
       log.#log,
       log.#folder,
+      observer,
     );
     await log.#log.attach(log.#folder, 0);
     return log;
@@ -95,7 +106,7 @@ export class SupervisorLog {
    */
   async accept(input: RequestInput): Promise<void> {
     const [initial] = initialTransition(requestMachine, input);
-    const actor = new JournaledActor(requestMachine, initial, this.#log, this.#folder);
+    const actor = new JournaledActor(requestMachine, initial, this.#log, this.#folder, this.observer);
     // Registered first so a catch-up fold during the append finds it; removed again if the append fails.
     this.#pending.set(input.request_id, actor);
     try {
@@ -145,6 +156,7 @@ export class SupervisorLog {
         initialTransition(requestMachine, request.input)[0],
         this.#log,
         this.#folder,
+        this.observer,
       );
       this.#pending.set(request.request_id, actor);
     }

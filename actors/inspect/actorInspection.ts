@@ -1,0 +1,107 @@
+import type { EventObject } from 'xstate';
+import type { ActorObserver, ObservedActor } from './actorObserver.ts';
+
+/** The XState inspector's side of inspection (`statelyInspector.ts` adapts `@statelyai/inspect`). */
+export interface InspectorTarget {
+  /** A new actor: its id, its machine's config (the inspector draws it) and its first snapshot. */
+  actor(id: string, actor: ObservedActor, parentId: string | undefined): void;
+  /** A committed transition: the event decided and the snapshot it led to. */
+  transition(id: string, actor: ObservedActor, event: EventObject | undefined): void;
+  stop(): void;
+}
+
+/** One machine actor as the hub knows it. */
+export interface MachineActorEntry {
+  /** `supervisor`, `city:<name>`, `request:<request_id>`, or `<machine id>:<n>`. */
+  readonly id: string;
+  /** The machine's id: `supervisor`, `city`, `request`, … */
+  readonly kind: string;
+  readonly actor: ObservedActor;
+}
+
+/** Why a listener is called: an actor appeared, took a transition, or ended (reached a final state). */
+export type MachineActorChange = { readonly entry: MachineActorEntry; readonly ended: boolean };
+
+const SUPERVISOR_ID = 'supervisor';
+
+/** The id an actor is listed under, from its machine and context. Pure. */
+export function machineActorId(actor: ObservedActor, fallback: () => string): string {
+  const kind = actor.machine.id;
+  const context = actor.snapshot.context as Record<string, unknown> | undefined;
+  if (kind === 'supervisor') return SUPERVISOR_ID;
+  if (kind === 'city' && typeof context?.['name'] === 'string') return `city:${context['name']}`;
+  if (kind === 'request' && typeof context?.['request_id'] === 'string') {
+    return `request:${context['request_id']}`;
+  }
+  return `${kind}:${fallback()}`;
+}
+
+/**
+ * The supervisor's actor inspection hub: every journaled actor reports here when created and when it
+ * commits. It keeps the live ones (an actor leaves when it reaches a final state, or when one with the same
+ * id replaces it) and forwards to whoever watches: live-view subscribers and, with `--inspect`, the XState
+ * inspector. With neither, a commit costs one property read and two size checks: nothing is built.
+ */
+export class ActorInspection implements ActorObserver {
+  readonly #live = new Map<string, MachineActorEntry>();
+  readonly #ids = new WeakMap<ObservedActor, string>();
+  readonly #listeners = new Set<(change: MachineActorChange) => void>();
+  #target: InspectorTarget | undefined;
+  #next = 0;
+
+  created(actor: ObservedActor): void {
+    const id = machineActorId(actor, () => String(++this.#next));
+    this.#ids.set(actor, id);
+    const entry = { id, kind: actor.machine.id, actor };
+    this.#live.set(id, entry);
+    this.#target?.actor(id, actor, id === SUPERVISOR_ID ? undefined : SUPERVISOR_ID);
+    if (this.#listeners.size > 0) this.#emit({ entry, ended: false });
+  }
+
+  changed(actor: ObservedActor, event: EventObject | undefined): void {
+    const ended = actor.snapshot.status !== 'active';
+    if (!ended && this.#listeners.size === 0 && this.#target === undefined) return;
+    const id = this.#ids.get(actor);
+    if (id === undefined) return;
+    const entry = this.#live.get(id);
+    // A replaced actor (a city opened again under its name) no longer speaks for its id.
+    if (entry?.actor !== actor) return;
+    if (ended) this.#live.delete(id);
+    this.#target?.transition(id, actor, event);
+    if (this.#listeners.size > 0) this.#emit({ entry, ended });
+  }
+
+  /** The live machine actors, in creation order. */
+  list(): MachineActorEntry[] {
+    return [...this.#live.values()];
+  }
+
+  /** Calls `listener` on every change from now on; returns the function that stops it. */
+  subscribe(listener: (change: MachineActorChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** How many live-view subscribers there are (tests prove a closed view leaves none). */
+  get watchers(): number {
+    return this.#listeners.size;
+  }
+
+  /** Forwards to the XState inspector from now on; the live actors are announced to it at once. */
+  attachInspector(target: InspectorTarget): void {
+    this.#target = target;
+    for (const entry of this.#live.values()) {
+      target.actor(entry.id, entry.actor, entry.id === SUPERVISOR_ID ? undefined : SUPERVISOR_ID);
+    }
+  }
+
+  /** Stops forwarding to the XState inspector and closes its connection. */
+  detachInspector(): void {
+    this.#target?.stop();
+    this.#target = undefined;
+  }
+
+  #emit(change: MachineActorChange): void {
+    for (const listener of this.#listeners) listener(change);
+  }
+}
