@@ -102,11 +102,7 @@ function patch(
   notices: (after: SessionRecord, bead: StoredBead) => EventDraft[] = () => [],
   extra: { title?: string; status?: 'closed' } = {},
 ): Outcome<SessionRecord> {
-  const out = decideUpdate(
-    model,
-    { type: 'UpdateBead', id: s.id, patch: { ...extra, metadata: meta } },
-    ctx,
-  );
+  const out = decideUpdate(model, { type: 'UpdateBead', id: s.id, patch: { ...extra, metadata: meta } }, ctx);
   if (!out.ok) return out;
   const bead = out.decision.result;
   const after = sessionOf(bead);
@@ -634,20 +630,20 @@ export function decideFinishRequest(
     const base = { request_id: requestId, session_id: s.id };
     return [
       request.op === 'message'
-        ? ({
+        ? {
             type: 'request.result.session.message',
             actor: ctx.actor,
             subject: s.id,
             ts: ctx.now,
             payload: base,
-          })
-        : ({
+          }
+        : {
             type: 'request.result.session.submit',
             actor: ctx.actor,
             subject: s.id,
             ts: ctx.now,
             payload: { ...base, intent: request.intent ?? 'default', queued: outcome.queued ?? false },
-          }),
+          },
     ];
   });
 }
