@@ -25,3 +25,20 @@ export type RequestAcceptedPayload = Static<typeof RequestAcceptedPayload>;
 export const SupervisorStoppedPayload = named(
   Type.Object({}, { $id: 'SupervisorStoppedPayload', additionalProperties: false }),
 );
+
+/**
+ * `agent.config_changed`: an `[[agent]]` of the city's `city.toml` was added, edited or removed through
+ * the API (the file was rewritten first; this record makes the change durable and tells subscribers).
+ */
+export const AgentConfigChangedPayload = named(
+  Type.Object(
+    {
+      write_id: Type.String({ minLength: 1 }),
+      op: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]),
+      agent: Type.String({ minLength: 1 }),
+      config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    },
+    { $id: 'AgentConfigChangedPayload', additionalProperties: false },
+  ),
+);
+export type AgentConfigChangedPayload = Static<typeof AgentConfigChangedPayload>;
