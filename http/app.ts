@@ -8,6 +8,7 @@ import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
 import { convoyRoutes } from './routes/convoys.ts';
 import { eventRoutes } from './routes/events.ts';
+import { extmsgRoutes } from './routes/extmsg.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
 import { openapiRoutes } from './routes/openapi.ts';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     mailRoutes(scope, deps);
     convoyRoutes(scope, deps);
     sessionRoutes(scope, deps);
+    extmsgRoutes(scope, deps);
     openapiRoutes(scope);
   });
   return app;
