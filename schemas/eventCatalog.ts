@@ -98,6 +98,7 @@ export const isRegisteredEventType = (type: string): type is RegisteredEventType
 export const OUR_EVENT_PAYLOADS = {
   'request.accepted': O.RequestAcceptedPayload,
   'supervisor.stopped': O.SupervisorStoppedPayload,
+  'agent.config_changed': O.AgentConfigChangedPayload,
   ...EXTMSG_STATE_PAYLOADS,
 } as const satisfies Record<string, NamedSchema>;
 
