@@ -125,6 +125,21 @@ export class UnavailableError extends GcError {
 }
 
 /**
+ * Work that was done (durably) but whose effect could not be confirmed within its bound: create-agent's
+ * wait until the new agent is visible. Not a refusal: retrying later (Retry-After) finds it done.
+ */
+export class GatewayTimeoutError extends GcError {
+  readonly status = 504;
+  constructor(
+    message: string,
+    readonly code: string | null = 'timeout',
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
  * A write the journal took but cannot say the fate of: it was sent (to the broker) and no answer came
  * within the bound, or part of it was stored before the rest failed. It is not a refusal: it may be in
  * the log already or land later. Retrying with the same Idempotency-Key applies it at most once.

@@ -62,11 +62,18 @@ export function waitForJournal(reply: FastifyReply, journal: Journal, query: Blo
   return hold(reply, query.waitMs, (signal) => journalPasses(journal, query.index, signal));
 }
 
+/** A read model that can say when it has folded an event after an index (the bead store, the agent service). */
+export type IndexedReadModel = Pick<BeadStore, 'waitForIndex'>;
+
 /**
- * Holds the request until the bead store has folded an event after `query.index` (see {@link hold}); the
- * store, not the journal, because its answer must include the change the client waited for.
+ * Holds the request until the read model has folded an event after `query.index` (see {@link hold}); the
+ * read model, not the journal, because its answer must include the change the client waited for.
  */
-export function waitForStore(reply: FastifyReply, store: BeadStore, query: BlockingQuery): Promise<void> {
+export function waitForStore(
+  reply: FastifyReply,
+  store: IndexedReadModel,
+  query: BlockingQuery,
+): Promise<void> {
   return hold(reply, query.waitMs, (signal) => store.waitForIndex(query.index, query.waitMs, signal));
 }
 

@@ -19,6 +19,7 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error',
   501: 'Not Implemented',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 export const problem = (status: number, detail: string, errors?: FieldError[]): Problem => ({
