@@ -85,7 +85,9 @@ function record(type, message) {
   lastUuid = uuid;
 }
 const logUser = (text) => record('user', { role: 'user', content: text });
-const logAssistant = (text) => record('assistant', { role: 'assistant', content: [{ type: 'text', text }] });
+// A reply ends its turn (`stop_reason: end_turn`), so readers of the log see the agent idle again.
+const logAssistant = (text) =>
+  record('assistant', { role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn' });
 
 const tty = process.stdin.isTTY === true;
 // Raw mode turns off the terminal's output processing too, so lines end in CR LF there.
@@ -99,6 +101,7 @@ let line = '';
 const queued = [];
 let thinkTimer;
 let approveTool = '';
+let approveToolUse = '';
 let lastWasCR = false;
 let exiting = false;
 let inputEnded = false;
@@ -122,7 +125,7 @@ function handleLine(text) {
 }
 
 function directive(text) {
-  const [, verb = '', arg = ''] = text.trim().split(/\s+/);
+  const [, verb = '', arg = '', ...rest] = text.trim().split(/\s+/);
   switch (verb) {
     case 'think': {
       const ms = Number(arg);
@@ -140,9 +143,17 @@ function directive(text) {
     }
     case 'approve': {
       approveTool = arg || 'Bash';
+      const input = rest.join(' ');
       mode = 'approving';
+      // The tool call is in the log (the turn goes on: stop_reason tool_use) before the menu shows.
+      approveToolUse = `toolu_${sessionId}_${recordCount + 1}`;
+      record('assistant', {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: approveToolUse, name: approveTool, input: { command: input } }],
+        stop_reason: 'tool_use',
+      });
       // The shape Claude draws, which upstream's pane parser recognises: a tool header, then the menu.
-      say(`● ${approveTool}()`);
+      say(`● ${approveTool}(${input})`);
       say('This command requires approval');
       say('Do you want to proceed?');
       say('❯ 1. Yes');
@@ -195,7 +206,14 @@ function decide(key) {
   const approved = key === '1' || key === '2' || key === 'y';
   const denied = key === '3' || key === 'n';
   if (!approved && !denied) return false;
-  say(approved ? 'approved' : 'denied');
+  const decision = approved ? 'approved' : 'denied';
+  // The decision is in the conversation: the tool's result, then the reply that ends the turn.
+  record('user', {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: approveToolUse, content: `${approveTool} ${decision}` }],
+  });
+  logAssistant(`echo: ${approveTool} ${decision}`);
+  say(decision);
   backToIdle();
   return true;
 }
