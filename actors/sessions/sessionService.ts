@@ -94,11 +94,6 @@ export class SessionService implements SessionApi {
     return this.opts.env ?? {};
   }
 
-  /** The extra environment every session process gets (read by the transcript locator: GC_MOCK_LOG_DIR). */
-  get sessionEnv(): Readonly<Record<string, string>> {
-    return this.opts.env ?? {};
-  }
-
   get index(): number {
     return this.opts.store.index;
   }
