@@ -1,5 +1,6 @@
 import { BEAD_SERVICE, startBeadService } from './beads/startBeadService.ts';
 import type { CityServiceFactory } from './cityServices.ts';
+import { extmsgServiceFactory } from './extmsg/startExtmsgService.ts';
 import { sessionServiceFactory } from './sessions/startSessionService.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
@@ -9,8 +10,9 @@ export const beadStoreService: CityServiceFactory = {
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
-/** The services every city starts with unless a supervisor is given its own list: beads, then sessions. */
+/** The services every city starts with unless a supervisor is given its own list: beads, sessions, extmsg. */
 export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
+  extmsgServiceFactory(),
 ];
