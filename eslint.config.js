@@ -82,6 +82,26 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard's browser modules (web/): plain JavaScript served as it is, outside the TS project.
+    files: ['web/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'fetch',
+          'EventSource',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'console',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

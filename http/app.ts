@@ -4,9 +4,11 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppDeps } from './deps.ts';
 import { newRequestId, registerMiddleware } from './middleware.ts';
 import { errorHandler, problem, sendProblem, toProblem } from './problem.ts';
+import { actorRoutes } from './routes/actors.ts';
 import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
 import { convoyRoutes } from './routes/convoys.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { eventRoutes } from './routes/events.ts';
 import { extmsgRoutes } from './routes/extmsg.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -90,6 +92,8 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     sessionPendingRoutes(scope, deps);
     extmsgRoutes(scope, deps);
     openapiRoutes(scope);
+    if (deps.actors) actorRoutes(scope, deps, deps.actors);
+    dashboardRoutes(scope);
   });
   return app;
 }

@@ -1,4 +1,5 @@
 import type { SupervisorConfig } from '../actors/config.ts';
+import type { ActorView } from '../actors/inspect/actorView.ts';
 import type { LiveCities } from '../actors/liveCities.ts';
 import type { SupervisorApi } from '../actors/supervisorApi.ts';
 
@@ -11,4 +12,6 @@ export interface AppDeps {
   readOnly: boolean;
   /** City lifecycle operations, city views and readiness probes (`actors/supervisor.ts`). */
   supervisor: SupervisorApi;
+  /** The live actor view (`/v0/actors`); absent in apps built without a supervisor's actors. */
+  actors?: ActorView;
 }

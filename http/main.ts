@@ -6,6 +6,8 @@ import type { Logger as PinoLogger } from 'pino';
 import { writeFileAtomic } from '../actors/atomicFile.ts';
 import { isLoopbackBind, loadConfig, type SupervisorConfig } from '../actors/config.ts';
 import { openJournalBackend } from '../actors/journal/openBackend.ts';
+import { ActorView } from '../actors/inspect/actorView.ts';
+import { connectStatelyInspector } from '../actors/inspect/statelyInspector.ts';
 import { createLogger } from '../actors/logger.ts';
 import { Supervisor, type SupervisorOptions } from '../actors/supervisor.ts';
 import { buildApp } from './app.ts';
@@ -28,6 +30,11 @@ export interface RunningSupervisor {
 export interface RunSupervisorOptions extends Omit<SupervisorOptions, 'logger'> {
   /** The logger Fastify and every actor log through (default: pino JSON lines on stderr). */
   logger?: PinoLogger;
+  /**
+   * `--inspect` / `GC_INSPECT`: the WebSocket URL of an XState inspector (e.g. `ws://localhost:8080`, the
+   * bridge of `@statelyai/inspect/server`); every actor's creation and transitions are sent there.
+   */
+  inspect?: string | undefined;
 }
 
 /** `$GC_HOME/supervisor.json`: `{pid, url}` of the running supervisor; the CLI finds the API through it. */
@@ -62,13 +69,23 @@ export async function runSupervisor(
   let supervisor: Supervisor | undefined;
   try {
     supervisor = await Supervisor.start(config, backend, { ...options, logger });
+    if (options.inspect) {
+      supervisor.inspection.attachInspector(await connectStatelyInspector(options.inspect));
+      logger.info({ url: options.inspect }, 'sending actor inspection events to the XState inspector');
+    }
     const readOnly = !isLoopbackBind(config.bind) && !config.allowMutations;
     if (readOnly) {
       logger.warn({ bind: config.bind }, 'mutation endpoints disabled (non-localhost bind)');
     }
     // Per-request lines would drown the supervisor's own (SSE streams and blocking queries are long).
     const app = await buildApp(
-      { config, cities: supervisor.live, readOnly, supervisor },
+      {
+        config,
+        cities: supervisor.live,
+        readOnly,
+        supervisor,
+        actors: new ActorView(supervisor.inspection, supervisor.live),
+      },
       { loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) },
     );
     await app.listen({ host: config.bind, port: config.port });
@@ -86,6 +103,7 @@ export async function runSupervisor(
         await drained;
         clearTimeout(timer);
         await sup.close();
+        sup.inspection.detachInspector();
         await rm(supervisorInfoFile(config.home), { force: true });
         await backend.close();
       })());
@@ -119,7 +137,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
-  state.running = await runSupervisor(loadConfig(), { logger });
+  state.running = await runSupervisor(loadConfig(), { logger, inspect: process.env.GC_INSPECT });
   if (state.signal) shutdown();
 }
 
