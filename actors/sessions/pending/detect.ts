@@ -8,6 +8,8 @@ import {
   APPROVAL_KIND,
   APPROVAL_OPTIONS,
   APPROVAL_PATTERNS,
+  BOX_BORDER,
+  MENU_LINES,
   PENDING_SCREEN_LINES,
   TOOL_HEADER,
 } from './patterns.ts';
@@ -36,6 +38,11 @@ export function detectPending(screen: string): PendingInteraction | undefined {
   for (let i = recent.length - 1; i >= 0 && markerAt < 0; i--)
     if (APPROVAL_PATTERNS.some((p) => recent[i]!.includes(p.marker))) markerAt = i;
   if (markerAt < 0) return undefined;
+  // Output below the menu: it was answered, and what is left is scrollback.
+  for (const line of recent.slice(markerAt + 1)) {
+    const bare = line.replace(BOX_BORDER, '');
+    if (!MENU_LINES.some((re) => re.test(bare))) return undefined;
+  }
   for (let i = markerAt - 1; i >= 0; i--) {
     const header = TOOL_HEADER.exec(recent[i]!);
     if (!header) continue;

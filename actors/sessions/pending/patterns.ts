@@ -21,6 +21,21 @@ export const APPROVAL_PATTERNS: readonly ApprovalPattern[] = [
   { source: 'claude: a file edit', marker: 'Approve edits?' },
 ];
 
+/**
+ * Lines an approval menu is drawn with, below its marker (box borders stripped first). Any other line after
+ * the marker means the menu was answered and the agent went on: the prompt is stale scrollback.
+ */
+export const MENU_LINES: readonly RegExp[] = [
+  /^$/,
+  /^(❯\s*)?\d+\.\s/,
+  /^Do you want to (proceed|make this edit)/,
+  /^Esc to cancel/i,
+  /^[─━╌]+$/,
+];
+
+/** Box-drawing borders Claude draws around a menu. */
+export const BOX_BORDER = /^[\s│┃╭╮╰╯─]*|[\s│┃╭╮╰╯─]*$/g;
+
 /** A tool header: `● Name(args)` (Claude draws the bullet; the args may be empty). */
 export const TOOL_HEADER = /^\s*[●⏺]\s*([A-Za-z][\w.:-]*)\((.*)\)\s*$/;
 
