@@ -20,6 +20,10 @@ export const supervisorConfigFlags = {
   }),
   tick: Flags.string({ description: 'reconciler interval, e.g. 2s [env: GC_TICK]' }),
   heartbeat: Flags.string({ description: 'SSE heartbeat interval, e.g. 15s [env: GC_HEARTBEAT]' }),
+  inspect: Flags.string({
+    description:
+      'send every actor to the XState inspector at this WebSocket URL, e.g. ws://localhost:8080 [env: GC_INSPECT]',
+  }),
 };
 
 /** The parsed values of `supervisorConfigFlags`. */
@@ -31,12 +35,22 @@ export interface SupervisorConfigFlags {
   'nats-prefix'?: string | undefined;
   tick?: string | undefined;
   heartbeat?: string | undefined;
+  inspect?: string | undefined;
 }
 
 /** The flags again as command-line arguments (for `start` to hand to `run`). Pure. */
 export function configArgs(flags: SupervisorConfigFlags): string[] {
   const out: string[] = [];
-  for (const key of ['home', 'bind', 'port', 'nats-url', 'nats-prefix', 'tick', 'heartbeat'] as const) {
+  for (const key of [
+    'home',
+    'bind',
+    'port',
+    'nats-url',
+    'nats-prefix',
+    'tick',
+    'heartbeat',
+    'inspect',
+  ] as const) {
     const v = flags[key];
     if (v !== undefined) out.push(`--${key}`, String(v));
   }

@@ -2,6 +2,7 @@ import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
 import Events from './events.ts';
+import Inspect from './inspect.ts';
 import SessionAttach from './session/attach.ts';
 import SessionClose from './session/close.ts';
 import SessionCreate from './session/create.ts';
@@ -28,6 +29,7 @@ export const COMMANDS = {
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
   events: Events,
+  inspect: Inspect,
   'session:attach': SessionAttach,
   'session:close': SessionClose,
   'session:create': SessionCreate,

@@ -7,7 +7,7 @@ export default class SupervisorRun extends GcCommand {
   static override summary = 'Run the supervisor in the foreground.';
   static override description = `Opens the journal (the file journal under $GC_HOME, or JetStream with --nats-url), replays every city and request, serves the HTTP API, and records its {pid, url} in $GC_HOME/supervisor.json. SIGTERM or SIGINT stops it gracefully (open streams get a short grace, the journal is closed); a second signal exits at once.
 
-Configuration: flags override the environment (GC_HOME, GC_BIND, GC_PORT, GC_NATS_URL, GC_NATS_PREFIX, GC_TICK, GC_HEARTBEAT, GC_ALLOW_MUTATIONS), which overrides $GC_HOME/supervisor.toml. Bound to a non-loopback address the API is read-only unless GC_ALLOW_MUTATIONS=1.`;
+Configuration: flags override the environment (GC_HOME, GC_BIND, GC_PORT, GC_NATS_URL, GC_NATS_PREFIX, GC_TICK, GC_HEARTBEAT, GC_ALLOW_MUTATIONS, GC_INSPECT), which overrides $GC_HOME/supervisor.toml. Bound to a non-loopback address the API is read-only unless GC_ALLOW_MUTATIONS=1.`;
   static override examples = [
     {
       description: 'The default: 127.0.0.1:8372, file journal in ~/.gc',
@@ -70,7 +70,7 @@ Configuration: flags override the environment (GC_HOME, GC_BIND, GC_PORT, GC_NAT
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
-    const running = await runSupervisor(config);
+    const running = await runSupervisor(config, { inspect: flags.inspect ?? process.env.GC_INSPECT });
     this.note(
       `listening on ${running.url} (home ${config.home}, ${config.natsUrl ? `JetStream ${config.natsUrl}` : 'file journal'})`,
     );
