@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { renderReport, type ScenarioResult } from './report.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SCENARIOS = ['journal', 'events', 'create', 'beads', 'sessions', 'cli', 'coldstart'];
+const SCENARIOS = ['journal', 'events', 'create', 'beads', 'sessions', 'sessionStream', 'cli', 'coldstart'];
 
 function runScenario(name: string): Promise<ScenarioResult> {
   const file = join(here, `${name}.js`);
