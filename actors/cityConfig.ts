@@ -2,12 +2,40 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
 
-/** What the supervisor reads from a city's `city.toml` (`[workspace]` and `[[agent]]` tables). */
+/** One `[[agent]]` table: a template of sessions (upstream's keys). */
+export interface AgentConfig {
+  name: string;
+  /** The rig (working directory) of a rig-scoped agent: its qualified name is `dir/name`. */
+  dir?: string;
+  scope?: string;
+  provider?: string;
+  start_command?: string;
+  suspended?: boolean;
+  /** Pool bounds: sessions kept at least / at most (absent max: one, unless min asks for more). */
+  min_active_sessions?: number;
+  max_active_sessions?: number;
+  /** A shell command printing how many sessions the pool should run (clamped to the bounds). */
+  scale_check?: string;
+  /** Templates whose sessions must be running before this one's start. */
+  depends_on?: string[];
+  description?: string;
+}
+
+/** One `[[named_session]]` table: a public identity backed by a template. */
+export interface NamedSessionConfig {
+  name: string;
+  template: string;
+  /** `always`: kept running; `on_demand`: created when a message names it. */
+  mode: 'always' | 'on_demand';
+}
+
+/** What the supervisor reads from a city's `city.toml` (`[workspace]`, `[[agent]]`, `[[named_session]]`). */
 export interface CityConfig {
   provider?: string;
   startCommand?: string;
   bootstrapProfile?: string;
-  agents: Array<{ name: string; provider?: string; start_command?: string }>;
+  agents: AgentConfig[];
+  namedSessions?: NamedSessionConfig[];
 }
 
 export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');
@@ -35,19 +63,51 @@ export async function readCityConfig(dir: string): Promise<CityConfig> {
   } catch (err) {
     throw new Error(`loading ${file}: ${(err as Error).message}`, { cause: err });
   }
+  return cityConfigOf(doc);
+}
+
+const int = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'bigint' ? Number(v) : undefined;
+
+/** The config a parsed `city.toml` document holds. Pure. */
+export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   const ws = (doc.workspace ?? {}) as Record<string, unknown>;
-  const agents = (Array.isArray(doc.agent) ? doc.agent : []).map((a) => {
+  const agents = (Array.isArray(doc.agent) ? doc.agent : []).map((a): AgentConfig => {
     const t = (a ?? {}) as Record<string, unknown>;
-    return {
-      name: typeof t.name === 'string' ? t.name : '',
-      provider: str(t.provider),
-      start_command: str(t.start_command),
+    const agent: AgentConfig = { name: typeof t.name === 'string' ? t.name : '' };
+    const set = <K extends keyof AgentConfig>(k: K, v: AgentConfig[K] | undefined) => {
+      if (v !== undefined) agent[k] = v;
     };
+    set('dir', str(t.dir));
+    set('scope', str(t.scope));
+    set('provider', str(t.provider));
+    set('start_command', str(t.start_command));
+    set('suspended', typeof t.suspended === 'boolean' ? t.suspended : undefined);
+    set('min_active_sessions', int(t.min_active_sessions));
+    set('max_active_sessions', int(t.max_active_sessions));
+    set('scale_check', str(t.scale_check));
+    set('description', str(t.description));
+    if (Array.isArray(t.depends_on))
+      set(
+        'depends_on',
+        t.depends_on.filter((d): d is string => typeof d === 'string'),
+      );
+    return agent;
+  });
+  const namedSessions = (Array.isArray(doc.named_session) ? doc.named_session : []).map((n) => {
+    const t = (n ?? {}) as Record<string, unknown>;
+    const template = str(t.template) ?? '';
+    return {
+      name: str(t.name) ?? template,
+      template,
+      mode: t.mode === 'always' ? 'always' : 'on_demand',
+    } satisfies NamedSessionConfig;
   });
   return {
-    provider: str(ws.provider),
-    startCommand: str(ws.start_command),
-    bootstrapProfile: str(ws.bootstrap_profile),
+    ...(str(ws.provider) ? { provider: str(ws.provider)! } : {}),
+    ...(str(ws.start_command) ? { startCommand: str(ws.start_command)! } : {}),
+    ...(str(ws.bootstrap_profile) ? { bootstrapProfile: str(ws.bootstrap_profile)! } : {}),
     agents,
+    namedSessions,
   };
 }

@@ -1,4 +1,5 @@
 import { BEAD_SERVICE, startBeadService } from './beads/startBeadService.ts';
+import { agentServiceFactory } from './agents/startAgentService.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import { extmsgServiceFactory } from './extmsg/startExtmsgService.ts';
 import { sessionServiceFactory } from './sessions/startSessionService.ts';
@@ -10,9 +11,10 @@ export const beadStoreService: CityServiceFactory = {
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
-/** The services every city starts with unless a supervisor is given its own list: beads, sessions, extmsg. */
+/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg. */
 export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
+  agentServiceFactory,
   extmsgServiceFactory(),
 ];

@@ -48,6 +48,8 @@ export class SessionReconciler {
   #pass: Promise<void> | undefined;
   #again = false;
   #stopped = false;
+  /** Sessions that must not start yet (the agent layer's start waves); asked once per pass. */
+  held: () => ReadonlySet<string> = () => new Set();
   /** Tick durations (ms) of the last passes, for the bench. */
   readonly tickMs: number[] = [];
 
@@ -153,6 +155,7 @@ export class SessionReconciler {
       sessions: this.deps.book.openSessions(),
       seen,
       busy: this.#busy,
+      held: this.held(),
       now: this.deps.now(),
       thresholds: this.deps.thresholds,
     });

@@ -67,8 +67,15 @@ export class SessionService implements SessionApi {
   /** Deliveries in flight, so stop can wait for them. */
   readonly #deliveries = new Set<Promise<void>>();
   #stopped = false;
+  #config: CityConfig;
+  /**
+   * Asked when a message or submit names no session: the agent layer materialises a configured
+   * `on_demand` named session here (answers undefined when the name is not one).
+   */
+  materialize: (target: string) => Promise<SessionRecord | undefined> = () => Promise.resolve(undefined);
 
   constructor(private readonly opts: SessionServiceOptions) {
+    this.#config = opts.config;
     this.thresholds = { ...DEFAULT_SESSION_THRESHOLDS, ...opts.thresholds };
     this.#now = opts.now ?? Date.now;
     this.book = new SessionBook(opts.store, (bead) => ({
@@ -83,6 +90,44 @@ export class SessionService implements SessionApi {
       logger: opts.logger,
       env: opts.env ?? {},
     });
+  }
+
+  /** The city's config as sessions read it (templates); the agent layer replaces it after an edit. */
+  get config(): CityConfig {
+    return this.#config;
+  }
+
+  setConfig(config: CityConfig): void {
+    this.#config = config;
+  }
+
+  /**
+   * A session the agent reconciler wants (a pool instance, a named session): created like an API create
+   * but without a request to answer; `instance` becomes its alias. Resolves with the new session.
+   */
+  async createFor(template: string, instance: string, origin: 'ephemeral' | 'named'): Promise<SessionRecord> {
+    this.#open();
+    const t = resolveTemplate(this.#config, 'agent', template);
+    const sessionKey = mintSessionKey(t);
+    const created = await this.book.decide((m, c) =>
+      decideCreateSession(
+        m,
+        {
+          template: t.name,
+          provider: t.provider,
+          title: instance,
+          alias: instance,
+          workDir: this.opts.path,
+          command: t.command,
+          origin,
+          ...(sessionKey ? { sessionKey } : {}),
+          metadata: { agent_name: instance },
+        },
+        c,
+      ),
+    );
+    this.reconciler.poke();
+    return created;
   }
 
   get runtime(): RuntimeProvider {
@@ -177,7 +222,7 @@ export class SessionService implements SessionApi {
   async create(input: SessionCreateInput, ctx: MutationContext): Promise<Accepted> {
     this.#open();
     return this.#once(`create:${ctx.idempotencyKey ?? ''}`, ctx, async () => {
-      const template = resolveTemplate(this.opts.config, input.kind, input.name);
+      const template = resolveTemplate(this.#config, input.kind, input.name);
       const requestId = newRequestId();
       const cursor = this.index;
       const sessionKey = mintSessionKey(template);
@@ -322,7 +367,7 @@ export class SessionService implements SessionApi {
         errors: [{ location: 'body.message', message: 'expected a non-empty message', value: text }],
       });
     }
-    const s = this.book.resolve(id);
+    const s = await this.#resolveOrMaterialize(id);
     return this.#once(`${request.op}:${s.id}:${ctx.idempotencyKey ?? ''}`, ctx, async () => {
       if (!deliverable(s.state))
         throw new ConflictError(`session ${s.id} is ${s.state}: it cannot take a message`);
@@ -335,6 +380,16 @@ export class SessionService implements SessionApi {
       this.#deliveries.add(delivery);
       return { status: 'accepted', request_id: pending.id, event_cursor: String(cursor) };
     });
+  }
+
+  async #resolveOrMaterialize(target: string): Promise<SessionRecord> {
+    try {
+      return this.book.resolve(target);
+    } catch (err) {
+      const made = await this.materialize(target);
+      if (made) return made;
+      throw err;
+    }
   }
 
   /** Waits for the session to run (a message wakes an asleep one), types the text, records the result. */

@@ -37,7 +37,9 @@ export function resolveTemplate(
     return { name: preset.name, provider: preset.name, kind: 'provider', command: preset.command, preset };
   }
   if (name) {
-    const agent = config.agents.find((a) => a.name === name);
+    const agent =
+      config.agents.find((a) => (a.dir ? `${a.dir}/${a.name}` : a.name) === name) ??
+      config.agents.find((a) => !a.dir && a.name === name);
     if (agent) {
       const providerName = agent.provider ?? config.provider;
       const preset = providerName ? presets[providerName] : undefined;

@@ -117,7 +117,10 @@ export interface CreateSessionInput {
   workDir: string;
   command: string;
   sessionKey?: string;
-  requestId: string;
+  /** The API create's request id; absent for a session the agent reconciler creates itself. */
+  requestId?: string;
+  /** `manual` (the API's), `ephemeral` (a pool instance), `named` (a configured named session). */
+  origin?: 'manual' | 'ephemeral' | 'named';
   /** Extra metadata (mc_* keys, template_overrides, permission_mode). */
   metadata?: Meta;
 }
@@ -147,15 +150,15 @@ export function decideCreateSession(
     [K.template]: input.template,
     [K.provider]: input.provider,
     [K.sessionName]: sessionNameFor(id),
-    [K.origin]: 'manual',
+    [K.origin]: input.origin ?? 'manual',
     [K.workDir]: input.workDir,
     [K.command]: input.command,
     [K.state]: 'creating',
     [K.pendingCreateClaim]: 'true',
     [K.generation]: '0',
     [K.continuationEpoch]: '1',
-    [K.createRequest]: input.requestId,
   };
+  if (input.requestId) metadata[K.createRequest] = input.requestId;
   if (input.alias) metadata[K.alias] = input.alias;
   if (input.sessionKey) metadata[K.sessionKey] = input.sessionKey;
   const body: BeadCreateBody = {

@@ -28,6 +28,8 @@ export interface PlanInput {
   sessions: readonly SessionRecord[];
   seen: ReadonlyMap<string, SeenRuntime>;
   busy: ReadonlySet<string>;
+  /** Sessions that must not start yet (their agent waits on a dependency: start waves). */
+  held?: ReadonlySet<string>;
   now: number;
   thresholds: SessionThresholds;
 }
@@ -36,7 +38,7 @@ export interface PlanInput {
 export const needsObservation = (sessions: readonly SessionRecord[]): boolean =>
   sessions.some((s) => !s.closed && s.state !== 'suspended' && s.state !== 'archived');
 
-export function planTick({ sessions, seen, busy, now, thresholds: t }: PlanInput): SessionAction[] {
+export function planTick({ sessions, seen, busy, held, now, thresholds: t }: PlanInput): SessionAction[] {
   const actions: SessionAction[] = [];
   let starts = 0;
   for (const s of sessions) {
@@ -57,7 +59,8 @@ export function planTick({ sessions, seen, busy, now, thresholds: t }: PlanInput
           break;
         }
         const wanted = s.state === 'creating' || s.wakeWanted;
-        if (wanted && (s.notBefore === undefined || now >= s.notBefore) && starts < t.maxWakesPerTick) {
+        const due = s.notBefore === undefined || now >= s.notBefore;
+        if (wanted && due && !held?.has(s.id) && starts < t.maxWakesPerTick) {
           starts++;
           actions.push({ kind: 'start', id: s.id });
         }

@@ -1,0 +1,397 @@
+/**
+ * One city's agents: the `AgentApi` the routes call. Agents are the `[[agent]]` templates of `city.toml`;
+ * their running instances are sessions (pool instances and named sessions carry the instance name as their
+ * alias). On the sessions' tick it computes the awake set (pure, machines/agents/awake.ts): it creates the
+ * sessions pools and `always` named sessions need, closes a shrinking pool's idle surplus, and holds the
+ * starts of agents whose dependencies are not running (start waves). Edits of agents go through the one
+ * city.toml writer and are recorded as `agent.config_changed`.
+ */
+import { exec } from 'node:child_process';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import type { AgentConfig } from '../cityConfig.ts';
+import type { Logger } from '../logger.ts';
+import type { LogRuntime } from '../logRuntime/logRuntime.ts';
+import type { BeadStore } from '../beads/beadStore.ts';
+import type { SessionService } from '../sessions/sessionService.ts';
+import { builtinPresets } from '../sessions/runtime/presets.ts';
+import { recordOf } from '../../machines/recorded.ts';
+import {
+  agentState,
+  awakeSet,
+  waitingOnDependencies,
+  type AgentSessionFacts,
+} from '../../machines/agents/awake.ts';
+import {
+  instanceName,
+  qualifiedName,
+  templateOf,
+  type AgentTemplate,
+} from '../../machines/agents/templates.ts';
+import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
+import { CityTomlWriter, settlePendingWrite } from './cityTomlWriter.ts';
+import type {
+  AgentAction,
+  AgentApi,
+  AgentCreateInput,
+  AgentListQuery,
+  AgentOutput,
+  AgentPage,
+  AgentUpdateInput,
+  AgentView,
+} from './agentApi.ts';
+
+const CONFIG_EVENT = 'agent.config_changed';
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+export interface AgentServiceOptions {
+  city: string;
+  path: string;
+  store: BeadStore;
+  sessions: SessionService;
+  log: LogRuntime;
+  logger: Logger;
+  now?: () => number;
+  /** A scale check that runs longer is ignored for that tick. */
+  scaleCheckTimeoutMs?: number;
+}
+
+export class AgentService implements AgentApi {
+  readonly #writer: CityTomlWriter;
+  readonly #now: () => number;
+  #timer: NodeJS.Timeout | undefined;
+  #pass: Promise<void> | undefined;
+  #stopped = false;
+  /** The last answer of each pool's scale check. */
+  readonly #demand = new Map<string, number>();
+
+  constructor(private readonly opts: AgentServiceOptions) {
+    this.#writer = new CityTomlWriter(opts.path);
+    this.#now = opts.now ?? Date.now;
+  }
+
+  get index(): number {
+    return this.opts.store.index;
+  }
+
+  waitForIndex(index: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.opts.store.waitForIndex(index, timeoutMs, signal);
+  }
+
+  templates(): AgentTemplate[] {
+    return this.opts.sessions.config.agents.filter((a) => NAME.test(a.name)).map(templateOf);
+  }
+
+  async startService(): Promise<void> {
+    await settlePendingWrite(this.opts.path, this.opts.log.journal, CONFIG_EVENT);
+    const sessions = this.opts.sessions;
+    sessions.materialize = (target) => this.#materialize(target);
+    sessions.reconciler.held = () => waitingOnDependencies(this.templates(), this.#facts());
+    this.#timer = setInterval(() => this.poke(), sessions.thresholds.tickMs);
+    this.#timer.unref();
+    this.poke();
+  }
+
+  async stopService(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#pass;
+  }
+
+  /** Runs an awake pass now (or after the running one). */
+  poke(): void {
+    if (this.#stopped || this.#pass) return;
+    this.#pass = this.#reconcile()
+      .catch((err: unknown) => this.opts.logger.warn({ err, city: this.opts.city }, 'agent reconcile failed'))
+      .finally(() => (this.#pass = undefined));
+  }
+
+  /** One pass, awaited (tests, benches). */
+  async tick(): Promise<void> {
+    while (this.#pass) await this.#pass;
+    await this.#reconcile();
+  }
+
+  async #reconcile(): Promise<void> {
+    const templates = this.templates();
+    await Promise.all(templates.filter((t) => t.scaleCheck).map((t) => this.#scaleCheck(t)));
+    const actions = awakeSet({
+      templates,
+      named: this.opts.sessions.config.namedSessions ?? [],
+      sessions: this.#facts(),
+      demand: this.#demand,
+    });
+    for (const a of actions) {
+      if (this.#stopped) return;
+      if (a.kind === 'create') await this.opts.sessions.createFor(a.template, a.instance, a.origin);
+      else await this.opts.sessions.close(a.id, {}, { actor: 'gc' });
+    }
+  }
+
+  async #scaleCheck(t: AgentTemplate): Promise<void> {
+    const out = await new Promise<string | undefined>((resolve) => {
+      exec(
+        t.scaleCheck!,
+        { cwd: this.opts.path, timeout: this.opts.scaleCheckTimeoutMs ?? 10_000 },
+        (err, stdout) => resolve(err ? undefined : stdout),
+      );
+    });
+    const n = Number(out?.trim());
+    if (out !== undefined && Number.isInteger(n) && n >= 0) this.#demand.set(t.qualified, n);
+    else this.opts.logger.warn({ city: this.opts.city, agent: t.qualified }, 'scale_check gave no count');
+  }
+
+  /** The open sessions that belong to agents (pool instances, named sessions, API sessions of a template). */
+  #facts(): AgentSessionFacts[] {
+    const seen = this.opts.sessions.reconciler.seen;
+    return this.opts.sessions.book.openSessions().map((s) => ({
+      id: s.id,
+      template: s.template,
+      instance: s.alias || s.sessionName,
+      state: s.state,
+      running: seen.get(s.sessionName)?.running === true,
+      busy: this.#activeBead(s) !== undefined,
+    }));
+  }
+
+  /** An in-progress bead assigned to the session (by instance name or id): its work. */
+  #activeBead(s: SessionRecord): string | undefined {
+    const model = this.opts.store.model;
+    for (const who of [s.alias, s.id, s.sessionName]) {
+      if (!who) continue;
+      for (const id of model.indexes.byAssignee.open.get(who) ?? []) {
+        if (model.beads.get(id)?.bead.status === 'in_progress') return id;
+      }
+    }
+    return undefined;
+  }
+
+  /** An `on_demand` named session is created the first time a message names it. */
+  async #materialize(target: string): Promise<SessionRecord | undefined> {
+    const named = (this.opts.sessions.config.namedSessions ?? []).find((n) => n.name === target);
+    if (!named || !this.templates().some((t) => t.qualified === named.template)) return undefined;
+    return this.opts.sessions.createFor(named.template, named.name, 'named');
+  }
+
+  async list(query: AgentListQuery): Promise<AgentPage> {
+    const views = await this.#views(query.peek === true);
+    const items = views.filter(
+      (v) =>
+        (query.pool === undefined || v.pool === query.pool) &&
+        (query.rig === undefined || v.rig === query.rig) &&
+        (query.running === undefined || v.running === query.running),
+    );
+    return { items, total: items.length };
+  }
+
+  async get(name: string, options: { peek?: boolean } = {}): Promise<AgentView> {
+    const views = await this.#views(options.peek === true);
+    const found = views.find((v) => v.name === name);
+    if (found) return found;
+    const pool = views.filter((v) => v.pool === name);
+    if (pool.length > 0) return pool[0]!;
+    throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
+  }
+
+  /** One view per instance: a singleton's one, a bounded pool's slots, an unbounded pool's sessions. */
+  async #views(peek: boolean): Promise<AgentView[]> {
+    const sessions = this.opts.sessions;
+    const seen = await sessions.reconciler.observe(1000).catch(() => sessions.reconciler.seen);
+    const open = sessions.book.openSessions();
+    const now = this.#now();
+    const views: AgentView[] = [];
+    for (const t of this.templates()) {
+      const mine = open.filter((s) => s.template === t.qualified);
+      const instances = !t.pool
+        ? [t.qualified]
+        : t.max !== undefined
+          ? Array.from({ length: t.max }, (_, i) => instanceName(t, i + 1))
+          : [...new Set(mine.map((s) => s.alias))].filter(Boolean).sort();
+      for (const name of instances) {
+        const s = mine.find((x) => x.alias === name) ?? (t.pool ? undefined : mine[0]);
+        views.push(await this.#view(t, name, s, s ? seen.get(s.sessionName) : undefined, now, peek));
+      }
+    }
+    return views;
+  }
+
+  async #view(
+    t: AgentTemplate,
+    name: string,
+    s: SessionRecord | undefined,
+    rt: { running: boolean; lastActivity: number; token?: string } | undefined,
+    now: number,
+    peek: boolean,
+  ): Promise<AgentView> {
+    const running =
+      s !== undefined && rt?.running === true && (rt.token === undefined || rt.token === s.instanceToken);
+    const suspended = t.suspended || s?.state === 'suspended';
+    const activeBead = s ? this.#activeBead(s) : undefined;
+    const provider = t.provider ?? this.opts.sessions.config.provider;
+    const presetKnown =
+      t.startCommand !== undefined || (provider !== undefined && provider in builtinPresets());
+    const view: AgentView = {
+      name,
+      running,
+      suspended,
+      state: agentState({
+        suspended,
+        quarantined: s?.state === 'quarantined',
+        running,
+        activeBead: activeBead !== undefined,
+        lastActivity: rt && rt.lastActivity > 0 ? rt.lastActivity : undefined,
+        now,
+      }),
+      available: !suspended && presetKnown,
+      display_name: name,
+    };
+    if (!view.available)
+      view.unavailable_reason = suspended ? 'suspended' : `provider ${provider ?? '(none)'} is not known`;
+    if (provider) view.provider = provider;
+    if (t.dir) view.rig = t.dir;
+    if (t.pool) view.pool = t.qualified;
+    if (t.description) view.description = t.description;
+    if (activeBead) view.active_bead = activeBead;
+    if (s && running) {
+      view.session = { name: s.sessionName, attached: false };
+      if (rt && rt.lastActivity > 0) view.session.last_activity = new Date(rt.lastActivity).toISOString();
+      if (peek) {
+        try {
+          view.last_output = await this.opts.sessions.runtime.peek(s.sessionName, 5);
+        } catch {
+          // gone meanwhile: no preview
+        }
+      }
+    }
+    return view;
+  }
+
+  async create(input: AgentCreateInput, actor: string): Promise<{ status: 'ok'; agent: string }> {
+    invalidUnless(
+      NAME.test(input.name),
+      'body.name',
+      'expected letters, digits, ".", "_" or "-"',
+      input.name,
+    );
+    if (input.dir !== undefined) {
+      invalidUnless(NAME.test(input.dir), 'body.dir', 'expected a rig name', input.dir);
+    }
+    invalidUnless(input.provider in builtinPresets(), 'body.provider', 'unknown provider', input.provider);
+    const qualified = qualifiedName(input);
+    if (this.templates().some((t) => t.qualified === qualified)) {
+      throw new ConflictError(`agent ${qualified} already exists`);
+    }
+    const agent: AgentConfig = { name: input.name, provider: input.provider };
+    if (input.dir) agent.dir = input.dir;
+    if (input.scope) agent.scope = input.scope;
+    await this.#edit(actor, 'created', qualified, agent, (tables) => [...tables, { ...agent }]);
+    this.poke();
+    return { status: 'ok', agent: qualified };
+  }
+
+  async update(name: string, input: AgentUpdateInput, actor: string): Promise<void> {
+    const current = this.#configOf(name);
+    if (input.provider !== undefined) {
+      invalidUnless(input.provider in builtinPresets(), 'body.provider', 'unknown provider', input.provider);
+    }
+    const next: AgentConfig = { ...current };
+    if (input.provider !== undefined) next.provider = input.provider;
+    if (input.scope !== undefined) next.scope = input.scope;
+    if (input.suspended !== undefined) next.suspended = input.suspended;
+    const set: Record<string, unknown> = {};
+    if (input.provider !== undefined) set.provider = input.provider;
+    if (input.scope !== undefined) set.scope = input.scope;
+    if (input.suspended !== undefined) set.suspended = input.suspended;
+    await this.#edit(actor, 'updated', name, next, (tables) =>
+      tables.map((t) => (isTable(name)(t) ? { ...t, ...set } : t)),
+    );
+    if (input.suspended !== undefined) await this.#applySuspension(name, input.suspended, actor);
+    this.poke();
+  }
+
+  async remove(name: string, actor: string): Promise<void> {
+    this.#configOf(name); // 404 for an unknown agent, before anything is written
+    await this.#edit(actor, 'deleted', name, undefined, (tables) => tables.filter((t) => !isTable(name)(t)));
+    for (const s of this.opts.sessions.book.openSessions().filter((x) => x.template === name)) {
+      await this.opts.sessions.close(s.id, {}, { actor });
+    }
+  }
+
+  async act(name: string, action: AgentAction, actor: string): Promise<void> {
+    if (action === 'suspend' || action === 'resume') {
+      await this.update(name, { suspended: action === 'suspend' }, actor);
+      return;
+    }
+    throw new NotFoundError(`agent action ${JSON.stringify(action)} not found`);
+  }
+
+  async output(name: string, _options: { tail?: number; before?: string }): Promise<AgentOutput> {
+    const view = await this.get(name);
+    if (!view.running || !view.session)
+      throw new NotFoundError(`agent ${name} has no output: it is not running`);
+    const text = await this.opts.sessions.runtime.peek(view.session.name, 100);
+    return { agent: view.name, format: 'text', turns: [{ role: 'output', text }] };
+  }
+
+  /** Suspending an agent suspends its running sessions; resuming wakes those it suspended. */
+  async #applySuspension(name: string, suspend: boolean, actor: string): Promise<void> {
+    const sessions = this.opts.sessions;
+    for (const s of sessions.book.openSessions().filter((x) => x.template === name)) {
+      try {
+        if (suspend && s.state !== 'suspended') await sessions.suspend(s.id, { actor });
+        else if (!suspend && s.state === 'suspended') await sessions.wake(s.id, { actor });
+      } catch (err) {
+        this.opts.logger.warn({ err, city: this.opts.city, session: s.id }, 'agent suspension not applied');
+      }
+    }
+  }
+
+  #configOf(name: string): AgentConfig {
+    const found = this.opts.sessions.config.agents.find((a) => qualifiedName(a) === name);
+    if (!found) throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
+    return found;
+  }
+
+  /**
+   * Rewrites city.toml's `[[agent]]` tables with `change` (on the raw tables, so keys this supervisor does
+   * not model are kept), records it, and makes the new config the sessions'.
+   */
+  async #edit(
+    actor: string,
+    op: 'created' | 'updated' | 'deleted',
+    agent: string,
+    config: AgentConfig | undefined,
+    change: (tables: Record<string, unknown>[]) => Record<string, unknown>[],
+  ): Promise<void> {
+    const next = await this.#writer.write(
+      (doc) => {
+        const tables = change(Array.isArray(doc.agent) ? (doc.agent as Record<string, unknown>[]) : []);
+        if (tables.length > 0) doc.agent = tables;
+        else delete doc.agent;
+      },
+      (writeId) =>
+        this.opts.log.run(() => ({
+          records: [
+            recordOf({
+              type: CONFIG_EVENT,
+              actor,
+              subject: agent,
+              payload: { write_id: writeId, op, agent, ...(config ? { config: { ...config } } : {}) },
+            }),
+          ],
+          commit: () => undefined,
+        })),
+    );
+    this.opts.sessions.setConfig(next);
+  }
+}
+
+/** True when a raw `[[agent]]` table is the agent `qualified` names. */
+const isTable = (qualified: string) => (t: Record<string, unknown>) =>
+  (typeof t.dir === 'string' && t.dir !== '' ? `${t.dir}/${String(t.name)}` : t.name) === qualified;
+
+function invalidUnless(ok: boolean, location: string, message: string, value: unknown): void {
+  if (ok) return;
+  throw new ValidationError(`${location.replace('body.', '')}: ${message}`, 'invalid', {
+    errors: [{ location, message, value }],
+  });
+}

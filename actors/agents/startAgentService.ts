@@ -1,0 +1,34 @@
+/**
+ * The agents service of a city, started in the `validating_agents` phase after its sessions service.
+ */
+import { BEAD_SERVICE } from '../beads/startBeadService.ts';
+import { BeadStore } from '../beads/beadStore.ts';
+import type { CityService, CityServiceFactory } from '../cityServices.ts';
+import { UnavailableError } from '../errors.ts';
+import { defaultLogger } from '../logger.ts';
+import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
+import { SessionService } from '../sessions/sessionService.ts';
+import { AGENT_SERVICE } from './agentApi.ts';
+import { AgentService } from './agentService.ts';
+
+export const agentServiceFactory: CityServiceFactory = {
+  name: AGENT_SERVICE,
+  phase: 'validating_agents',
+  async start(city): Promise<CityService & { service: AgentService }> {
+    const store = city.started?.get(BEAD_SERVICE);
+    const sessions = city.started?.get(SESSION_SERVICE);
+    if (!(store instanceof BeadStore) || !(sessions instanceof SessionService)) {
+      throw new UnavailableError(`city ${city.name} has no bead store or sessions for its agents`);
+    }
+    const service = new AgentService({
+      city: city.name,
+      path: city.path,
+      store,
+      sessions,
+      log: city.log,
+      logger: city.logger ?? defaultLogger(),
+    });
+    await service.startService();
+    return { service, stop: () => service.stopService() };
+  },
+};

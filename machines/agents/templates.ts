@@ -1,0 +1,95 @@
+/**
+ * Agent templates as the city's config describes them, and the instances (slots) a template has: a
+ * singleton agent is one instance named by its qualified name; a pool (`max_active_sessions` > 1, or a
+ * `min_active_sessions` above one) has instances `<name>-1 … <name>-N`. Pure.
+ */
+
+/** The `[[agent]]` fields the agent layer reads (the config reader's AgentConfig satisfies it). */
+export interface AgentTemplateConfig {
+  name: string;
+  dir?: string;
+  provider?: string;
+  start_command?: string;
+  suspended?: boolean;
+  min_active_sessions?: number;
+  max_active_sessions?: number;
+  scale_check?: string;
+  depends_on?: string[];
+  description?: string;
+}
+
+export interface AgentTemplate {
+  /** `name` or `dir/name`. */
+  qualified: string;
+  base: string;
+  dir?: string;
+  provider?: string;
+  startCommand?: string;
+  suspended: boolean;
+  min: number;
+  /** Undefined: unlimited. */
+  max: number | undefined;
+  pool: boolean;
+  scaleCheck?: string;
+  dependsOn: string[];
+  description?: string;
+}
+
+export const qualifiedName = (a: { name: string; dir?: string }): string =>
+  a.dir ? `${a.dir}/${a.name}` : a.name;
+
+export function templateOf(a: AgentTemplateConfig): AgentTemplate {
+  const min = Math.max(0, a.min_active_sessions ?? 0);
+  const rawMax = a.max_active_sessions;
+  const max = rawMax === undefined ? (min > 1 ? min : 1) : rawMax < 0 ? undefined : rawMax;
+  const t: AgentTemplate = {
+    qualified: qualifiedName(a),
+    base: a.name,
+    suspended: a.suspended === true,
+    min,
+    max,
+    pool: max === undefined || max > 1,
+    dependsOn: a.depends_on ?? [],
+  };
+  if (a.dir) t.dir = a.dir;
+  if (a.provider) t.provider = a.provider;
+  if (a.start_command) t.startCommand = a.start_command;
+  if (a.scale_check) t.scaleCheck = a.scale_check;
+  if (a.description) t.description = a.description;
+  return t;
+}
+
+/** The instance name of pool slot `slot` (1-based), or the template's own name for a singleton. */
+export const instanceName = (t: AgentTemplate, slot: number): string =>
+  t.pool ? `${t.qualified}-${slot}` : t.qualified;
+
+/** Desired session count of a template: `demand` (from its scale check, else its minimum) within its bounds. */
+export function desiredCount(t: AgentTemplate, demand: number | undefined): number {
+  if (t.suspended) return 0;
+  const wanted = Math.max(t.min, demand ?? t.min);
+  return t.max === undefined ? wanted : Math.min(wanted, t.max);
+}
+
+/** A template's dependencies that are not running yet (its sessions wait for them: start waves). */
+export function blockedBy(t: AgentTemplate, runningTemplates: ReadonlySet<string>): string[] {
+  return t.dependsOn.filter((d) => !runningTemplates.has(d));
+}
+
+/** The templates whose `depends_on` forms a cycle (they could never start): reported, never started. */
+export function dependencyCycles(templates: readonly AgentTemplate[]): string[] {
+  const byName = new Map(templates.map((t) => [t.qualified, t]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const cyclic = new Set<string>();
+  const visit = (name: string, path: string[]): void => {
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') {
+      for (const n of path.slice(path.indexOf(name))) cyclic.add(n);
+      return;
+    }
+    state.set(name, 'visiting');
+    for (const d of byName.get(name)?.dependsOn ?? []) if (byName.has(d)) visit(d, [...path, name]);
+    state.set(name, 'done');
+  };
+  for (const t of templates) visit(t.qualified, []);
+  return [...cyclic].sort();
+}
