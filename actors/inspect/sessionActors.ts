@@ -62,7 +62,7 @@ export function watchSessionActors(
 ): () => void {
   const seen = new Map<string, Map<string, string>>();
   for (const entry of initial) {
-    if (entry.city === undefined) continue;
+    if (entry.kind !== 'session' || entry.city === undefined) continue;
     let city = seen.get(entry.city);
     if (!city) seen.set(entry.city, (city = new Map<string, string>()));
     city.set(entry.id, JSON.stringify(entry));
