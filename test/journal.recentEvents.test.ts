@@ -35,3 +35,18 @@ t.test('a gap in seqs restarts the window', async (t) => {
     [5],
   );
 });
+
+t.test(
+  'read-only readers share one decoded copy per event, and never a copy of a replaced slot',
+  async (t) => {
+    const recent = new RecentEvents(2);
+    recent.push(1, line(1));
+    recent.push(2, line(2));
+    const [a] = recent.range(1, 1, true)!;
+    t.equal(recent.range(1, 2, true)![0], a, 'the same object for every read-only reader');
+    t.not(recent.range(1, 1)![0], a, 'a reader that may change its events still gets its own');
+    recent.push(3, line(3));
+    t.equal(recent.range(1, 3, true), undefined, 'seq 1 left the window');
+    t.equal(recent.range(3, 3, true)![0]!.seq, 3, 'the slot of seq 1 decodes its new line');
+  },
+);

@@ -3,7 +3,8 @@ import { closeQuietly } from './closeQuietly.ts';
 
 /** Where a city feed hands its events; it awaits `ready()` before each, so a slow consumer holds the log. */
 export interface CityFeedSink {
-  ready(): Promise<void>;
+  /** Resolves when the sink has room; undefined when it has room now (no turn of the microtask queue). */
+  ready(): Promise<void> | undefined;
   /** One served event; its seq is the position a resume continues after. */
   deliver(event: JournalEvent): void;
 }
@@ -44,10 +45,12 @@ export class CityFeed {
   async run(sink: CityFeedSink): Promise<void> {
     if (this.#closed) return;
     try {
-      this.#sub = this.#journal.subscribe(this.#afterSeq);
+      // Only read (rendered into frames): many streams of one log may share each decoded event.
+      this.#sub = this.#journal.subscribe(this.#afterSeq, { readOnly: true });
       for await (const event of this.#sub) {
         if (!this.#keep(event)) continue;
-        await sink.ready();
+        const room = sink.ready();
+        if (room) await room;
         if (this.#closed) break;
         sink.deliver(event);
       }

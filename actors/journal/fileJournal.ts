@@ -11,6 +11,7 @@ import type {
   JournalEvent,
   ListFilter,
   LogLocation,
+  SubscribeOptions,
   Subscription,
 } from './journal.ts';
 import { journalUnavailable, LogReader } from './logReader.ts';
@@ -203,18 +204,37 @@ export class FileJournal implements Journal {
    * Follows the log from `afterSeq`: past events are read from the file, live ones as appends wake it.
    * @throws (from iteration) UnavailableError when the file cannot be read.
    */
-  subscribe(afterSeq: number): Subscription {
+  subscribe(afterSeq: number, options: SubscribeOptions = {}): Subscription {
     let closed = this.#closing !== undefined;
-    const events = this.#reader.follow(afterSeq, this.#notifier, () => closed);
+    const events = this.#reader.follow(afterSeq, this.#notifier, () => closed, options.readOnly === true);
     const subscriptions = this.#subscriptions;
     // However iteration ends (close, a `break` out of for-await, a read error), the subscription is gone.
-    const iterate = async function* () {
-      try {
-        yield* events;
-      } finally {
-        closed = true;
-        subscriptions.delete(subscription);
-      }
+    // A plain iterator around the reader's: an async generator delegating with `yield*` cost each event
+    // of each subscriber another round of promises (a tenth of a 1,000-stream fan-out's CPU).
+    const forget = (): void => {
+      closed = true;
+      subscriptions.delete(subscription);
+    };
+    const it: Required<AsyncIterator<JournalEvent, undefined>> = {
+      next: () =>
+        events.next().then(
+          (result) => {
+            if (result.done) forget();
+            return result;
+          },
+          (err: unknown) => {
+            forget();
+            throw err;
+          },
+        ),
+      return: (value?: undefined) => {
+        forget();
+        return events.return(value);
+      },
+      throw: (err: unknown) => {
+        forget();
+        return events.throw(err);
+      },
     };
     const subscription: Subscription = {
       [Symbol.asyncIterator]: () => it,
@@ -226,7 +246,6 @@ export class FileJournal implements Journal {
         await it.return(undefined);
       },
     };
-    const it = iterate();
     if (!closed) this.#subscriptions.add(subscription);
     return subscription;
   }

@@ -45,6 +45,16 @@ export interface Subscription extends AsyncIterable<JournalEvent> {
   close(): Promise<void>;
 }
 
+/** How a subscriber uses the events it is handed. */
+export interface SubscribeOptions {
+  /**
+   * The subscriber never changes an event it is handed, so a backend may hand it the same objects as
+   * every other such subscriber (the memory journal hands everyone the same objects anyway): N streams
+   * of one log then decode each new event once, not N times.
+   */
+  readOnly?: boolean;
+}
+
 /**
  * One append-only event log (a city's, or the supervisor's). Seqs start at 1 and are gap-free.
  * Every method may throw `UnavailableError` when the backing store (disk, broker) cannot serve.
@@ -64,7 +74,7 @@ export interface Journal {
   list(filter?: ListFilter): Promise<JournalEvent[]>;
   /** The latest seq, 0 when the log is empty. */
   head(): Promise<number>;
-  subscribe(afterSeq: number): Subscription;
+  subscribe(afterSeq: number, options?: SubscribeOptions): Subscription;
   /** Ends every subscription and releases the log's resources. Idempotent. */
   close(): Promise<void>;
 }

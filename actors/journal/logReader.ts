@@ -83,10 +83,16 @@ export class LogReader {
   /**
    * Yields every event with seq > `afterSeq`: those on disk first, then each batch as `notifier` reports
    * it. Ends when `closed()` turns true (checked before each event and after each wake) or the notifier
-   * closes.
+   * closes. `shared`: the caller only reads the events, so recent ones may be the objects other such
+   * callers get (decoded once for all of them).
    * @throws UnavailableError when the file cannot be read.
    */
-  async *follow(afterSeq: number, notifier: Notifier, closed: () => boolean): AsyncGenerator<JournalEvent> {
+  async *follow(
+    afterSeq: number,
+    notifier: Notifier,
+    closed: () => boolean,
+    shared = false,
+  ): AsyncGenerator<JournalEvent> {
     let next = Math.max(1, Math.floor(bound(afterSeq, 0)) + 1);
     while (!closed()) {
       const head = this.#index.head;
@@ -96,7 +102,7 @@ export class LogReader {
         await notifier.wait();
         continue;
       }
-      const cached = this.#recent?.range(next, head);
+      const cached = this.#recent?.range(next, head, shared);
       if (cached) {
         for (const event of cached) {
           if (closed()) return;

@@ -25,7 +25,7 @@ export async function runCityStream(
 ): Promise<void> {
   const feed = new CityFeed(journal, afterSeq, { keep, onError });
   const sink: CityFeedSink = {
-    ready: () => writer.ready(),
+    ready: () => (writer.hasRoom() ? undefined : writer.ready()),
     deliver: (event) => {
       writer.send('event', frames.data(journal, '', event, render), String(event.seq));
     },

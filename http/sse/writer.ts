@@ -141,12 +141,17 @@ export class SseWriter {
     this.send('heartbeat', JSON.stringify({ timestamp: heartbeatTimestamp(this.#now()) }));
   }
 
+  /** True when a producer may send now: `ready()` would resolve at once. */
+  hasRoom(): boolean {
+    return this.closed || this.#res.writableLength + this.#batch.length <= this.#highWater;
+  }
+
   /**
    * Resolves when the reader has room for more (at once, usually), or when the stream closes. While it
    * waits, a reader that drains nothing for `stallTimeoutMs` is disconnected.
    */
   ready(): Promise<void> {
-    if (this.closed || this.#res.writableLength + this.#batch.length <= this.#highWater) return RESOLVED;
+    if (this.hasRoom()) return RESOLVED;
     this.#flush();
     // The kernel may have taken the batch at once; then no `drain` is coming, and none is needed.
     if (this.closed || this.#res.writableLength <= this.#highWater) return RESOLVED;
