@@ -4,15 +4,23 @@
  *   floors measured in the same run: a bare SSE writer (`res.write` on a plain node:http server, no
  *   journal, no Fastify) and raw JetStream publish → ordered-consumer latency;
  * - replay of a large city log to one client (events/s), beside the journal subscription's own read rate;
- * - fan-out of one city stream to many concurrent subscribers (a child process) at 100 events/s: every
- *   subscriber gets every event, p50/p99 latency, and the supervisor's RSS.
+ * - fan-out of one city stream (file journal by default) to many subscribers held by child processes of
+ *   at most 2,500 sockets each: every subscriber gets every event, p50/p99 latency and the supervisor's
+ *   RSS, at each subscriber count asked for (10,000 at 10 events/s by default); then saturation: 1,000
+ *   subscribers at rising rates, each run beside a naive bare SSE writer (one `res.write` per client per
+ *   event) at the same rate, comparing frames delivered per second.
  *
  * Run: `npm run build && node dist/bench/events.js` (or `npx tsx bench/events.ts`). `BENCH_QUICK=1` for a
- * run under ~30 s. Sizes: BENCH_LATENCY_EVENTS, BENCH_REPLAY_EVENTS, BENCH_FANOUT_CLIENTS,
- * BENCH_FANOUT_SECONDS. Effects: listens on 127.0.0.1 random ports, starts a private nats-server (random
- * port, temp store; never the system one) when the binary exists, writes logs under a temp dir; all removed.
+ * short run. Sizes: BENCH_LATENCY_EVENTS, BENCH_REPLAY_EVENTS; the fan-out's from flags or the
+ * environment (see `fan` below), e.g. `node dist/bench/events.js --only fanout --clients 1000,10000
+ * --rate 10 --saturation-rates 100,1000,3000`. Each subscriber is a socket on both sides: the supervisor
+ * (this process) needs one descriptor per subscriber, so the run refuses to start when `ulimit -n` is
+ * below the largest count (raise it with `ulimit -n 20000` in the shell that runs the bench).
+ * Effects: listens on 127.0.0.1 random ports, starts a private nats-server (random port, temp store; never
+ * the system one) when the binary exists, writes logs under a temp dir; all removed.
  */
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, get, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +38,7 @@ import { buildApp } from '../http/app.ts';
 import { findNatsServer, startNatsServer } from '../test/helpers/natsServer.ts';
 import { BENCH_EVENT, rawContender } from './journalContenders.ts';
 import { pacedLatency, type LatencyFigures } from './journalKit.ts';
+import type { FanoutClientResult } from './eventsFanoutClient.ts';
 import type { Figure } from './report.ts';
 
 const quick = Boolean(process.env.BENCH_QUICK);
@@ -40,10 +49,27 @@ const sizes = {
   rate_per_s: 1000,
   warmup: 200,
   replay_events: env('BENCH_REPLAY_EVENTS', 100_000, 30_000),
-  fanout_clients: env('BENCH_FANOUT_CLIENTS', 1000, 1000),
-  fanout_seconds: env('BENCH_FANOUT_SECONDS', 20, 5),
-  fanout_rate_per_s: 100,
 };
+/**
+ * Fan-out sizes, from flags or the environment: `--clients 1000,10000` (BENCH_FANOUT_CLIENTS) subscriber
+ * counts run at `--rate` events/s (BENCH_FANOUT_RATE) for `--seconds` (BENCH_FANOUT_SECONDS); saturation
+ * runs `--saturation-clients` (BENCH_FANOUT_SAT_CLIENTS) at each of `--saturation-rates`
+ * (BENCH_FANOUT_SAT_RATES), at most `max_deliveries` frames each; `--fanout-journal memory|file`
+ * (BENCH_FANOUT_JOURNAL). `--only latency,replay,fanout` (BENCH_EVENTS_ONLY) runs some sections.
+ */
+const fan = {
+  clients: numbers(flag('clients', 'BENCH_FANOUT_CLIENTS'), quick ? [2000] : [10_000]),
+  rate: numbers(flag('rate', 'BENCH_FANOUT_RATE'), [10])[0]!,
+  seconds: numbers(flag('seconds', 'BENCH_FANOUT_SECONDS'), [quick ? 5 : 10])[0]!,
+  saturation_clients: numbers(flag('saturation-clients', 'BENCH_FANOUT_SAT_CLIENTS'), [1000])[0]!,
+  saturation_rates: numbers(
+    flag('saturation-rates', 'BENCH_FANOUT_SAT_RATES'),
+    quick ? [100, 1000] : [100, 300, 1000, 3000],
+  ),
+  max_deliveries: quick ? 1_000_000 : 3_000_000,
+  journal: flag('fanout-journal', 'BENCH_FANOUT_JOURNAL') === 'memory' ? 'memory' : 'file',
+};
+const sections = (flag('only', 'BENCH_EVENTS_ONLY') ?? 'latency,replay,fanout').split(',');
 const progress = (m: string): void => void process.stderr.write(`bench events: ${m}\n`);
 const mb = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
@@ -194,195 +220,439 @@ async function replay(base: string, cities: LiveCities, journal: Journal) {
   };
 }
 
-interface FanoutResult {
+/** One fan-out run: `clients` subscribers of one stream, `events` appended at `rate` per second. */
+interface FanoutRun {
   clients: number;
+  rate_per_s: number;
   events_each: number;
+  client_processes: number;
   received_min: number;
   received_max: number;
   all_received: boolean;
+  /** Frames delivered to all clients together per second, from the first append to the last frame. */
+  deliveries_per_s: number;
+  /** What was asked: clients × rate. */
+  offered_per_s: number;
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
+  server_cpu_percent: number;
+  client_cpu_percent_max: number;
+  server_rss_mb: { before: number; connected: number; max: number };
+  connect_ms: number;
 }
 
-/** One city stream to many subscribers in a child process at 100 events/s; the supervisor's RSS. */
-async function fanout(base: string, cities: LiveCities) {
-  const journal = new MemoryJournal('fanout');
-  cities.set({ name: 'fanout', path: '/bench/fanout', journal, running: true, services: {} });
+/** Subscribers per client process: each holds this many sockets and parses their frames. */
+const CLIENTS_PER_PROCESS = 2500;
+
+/** The open-file limit of this process (soft), from /proc; Infinity where it cannot be read. */
+function openFileLimit(): number {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const soft = line?.split(/\s{2,}/)[1];
+    return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
+  } catch {
+    return Infinity;
+  }
+}
+
+/**
+ * Runs subscriber processes against `url` (`clients` in all), then calls `produce(i, t)` for `events`
+ * events paced at `rate` per second (`t` the wall-clock send instant the clients time against), and
+ * gathers what every client received. Production yields to the event loop between events, so a server
+ * that falls behind keeps writing; collection ends when every client has every event or `drainMs` after
+ * the last event, whichever is first. Every loop is bounded in count and time.
+ */
+async function fanoutRun(
+  url: string,
+  clients: number,
+  rate: number,
+  events: number,
+  produce: (i: number, t: number) => Promise<void>,
+  drainMs = 20_000,
+): Promise<FanoutRun> {
   const here = new URL('.', import.meta.url);
   const script = new URL(
     import.meta.url.endsWith('.ts') ? 'eventsFanoutClient.ts' : 'eventsFanoutClient.js',
     here,
   );
+  const shares: number[] = [];
+  for (let left = clients; left > 0; left -= CLIENTS_PER_PROCESS)
+    shares.push(Math.min(left, CLIENTS_PER_PROCESS));
   const rssBefore = process.memoryUsage().rss;
-  const child = fork(script, [`${base}/v0/city/fanout/events/stream`, String(sizes.fanout_clients)], {
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const messages: Array<{ ready?: number; result?: FanoutResult; error?: string }> = [];
+  type Message = { ready?: number; result?: FanoutClientResult; error?: string };
+  const inbox: Message[] = [];
   let wake = (): void => {};
-  child.on('message', (m: (typeof messages)[number]) => {
-    messages.push(m);
-    wake();
+  const children = shares.map((share) => {
+    const child = fork(script, [url, String(share)], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.on('message', (m: Message) => {
+      inbox.push(m);
+      wake();
+    });
+    return child;
   });
-  const next = async (what: 'ready' | 'result', timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const m = messages.shift();
+  /** Waits for `count` messages carrying `what`, until `deadline` (ms, performance clock). */
+  const collect = async <K extends 'ready' | 'result'>(what: K, count: number, deadline: number) => {
+    const got: Message[] = [];
+    while (got.length < count) {
+      const m = inbox.shift();
       if (m?.error) throw new Error(m.error);
-      if (m?.[what] !== undefined) return m;
-      if (Date.now() > deadline) throw new Error(`fan-out client: no ${what} within ${timeoutMs} ms`);
+      if (m?.[what] !== undefined) {
+        got.push(m);
+        continue;
+      }
+      if (m) continue;
+      if (performance.now() > deadline) break;
       await new Promise<void>((r) => {
         wake = r;
-        setTimeout(r, 100);
+        setTimeout(r, 50);
       });
     }
+    return got;
   };
   try {
-    await next('ready', 60_000);
+    const connectStarted = performance.now();
+    const ready = await collect('ready', children.length, connectStarted + 120_000);
+    if (ready.length < children.length)
+      throw new Error(`fan-out: ${clients} subscribers not connected in 120 s`);
+    const connectMs = performance.now() - connectStarted;
     const rssConnected = process.memoryUsage().rss;
-    const events = sizes.fanout_seconds * sizes.fanout_rate_per_s;
-    child.send({ start: events });
+    for (const child of children) child.send({ start: events });
     let rssMax = rssConnected;
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    for (let i = 0; i < events; i++) {
-      const due = started + (i * 1000) / sizes.fanout_rate_per_s;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      // A custom type: its payload reaches the wire as recorded (a bead.created payload would be normalised).
-      await journal.append({
-        type: 'bench.tick',
-        actor: 'bench',
-        payload: { t: performance.timeOrigin + performance.now() },
-      });
-      if (i % 50 === 0) rssMax = Math.max(rssMax, process.memoryUsage().rss);
+    for (let next = 0; next < events;) {
+      const wait = started + (next * 1000) / rate - performance.now();
+      // Then every event that is due, in this turn of the loop: a source that outpaces the writer hands it
+      // several events at once, as requests arriving together would. The naive writer still writes each
+      // one to each client; the supervisor's streams may join them.
+      await new Promise((r) => (wait > 1 ? setTimeout(r, wait) : setImmediate(r)));
+      const due = Math.min(events, Math.floor(((performance.now() - started) * rate) / 1000) + 1);
+      const t = performance.timeOrigin + performance.now();
+      const batch: Array<Promise<void>> = [];
+      for (; next < due; next++) batch.push(produce(next, t));
+      await Promise.all(batch);
+      rssMax = Math.max(rssMax, process.memoryUsage().rss);
     }
-    const { result } = await next('result', 30_000).catch(async (err: unknown) => {
-      child.send({ stop: true });
-      return (await next('result', 5000).catch(() => {
-        throw err;
-      })) as { result: FanoutResult };
-    });
+    const produced = performance.now();
+    let results = await collect('result', children.length, produced + drainMs);
+    if (results.length < children.length) {
+      for (const child of children) child.send({ stop: true });
+      results = results.concat(
+        await collect('result', children.length - results.length, performance.now() + 10_000),
+      );
+    }
+    rssMax = Math.max(rssMax, process.memoryUsage().rss);
     const cpu = process.cpuUsage(cpuBefore);
-    const elapsed = performance.now() - started;
+    const parts = results.map((m) => m.result!);
+    if (parts.length < children.length) throw new Error('fan-out: a subscriber process sent no result');
+    const startedAt = performance.timeOrigin + started;
+    const lastAt = Math.max(...parts.map((p) => p.last_at));
+    const total = parts.reduce((sum, p) => sum + p.received_total, 0);
+    const latencies = Float64Array.from(parts.flatMap((p) => p.latencies)).sort();
+    const q = (p: number): number =>
+      latencies.length === 0
+        ? NaN
+        : round(latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]!);
     return {
-      ...result!,
-      rate_per_s: sizes.fanout_rate_per_s,
-      supervisor_cpu_percent: Math.round(((cpu.user + cpu.system) / 1000 / elapsed) * 100),
-      supervisor_rss_mb: { before: mb(rssBefore), connected: mb(rssConnected), max: mb(rssMax) },
+      clients,
+      rate_per_s: rate,
+      events_each: events,
+      client_processes: children.length,
+      received_min: Math.min(...parts.map((p) => p.received_min)),
+      received_max: Math.max(...parts.map((p) => p.received_max)),
+      all_received: parts.every((p) => p.all_received),
+      deliveries_per_s: Math.round(total / (Math.max(lastAt - startedAt, 1) / 1000)),
+      offered_per_s: clients * rate,
+      p50_ms: q(0.5),
+      p99_ms: q(0.99),
+      max_ms: round(latencies[latencies.length - 1] ?? NaN),
+      server_cpu_percent: Math.round(((cpu.user + cpu.system) / 1000 / (performance.now() - started)) * 100),
+      client_cpu_percent_max: Math.max(...parts.map((p) => p.client_cpu_percent)),
+      server_rss_mb: { before: mb(rssBefore), connected: mb(rssConnected), max: mb(rssMax) },
+      connect_ms: Math.round(connectMs),
     };
   } finally {
-    child.kill();
+    for (const child of children) child.kill();
   }
+}
+
+const round = (v: number): number => Math.round(v * 100) / 100;
+
+/** A bench event's payload: the send instant the subscribers time against (a custom type, served as is). */
+const tick = (t: number) => ({ type: 'bench.tick', actor: 'bench', payload: { t } });
+
+/** Fan-out of one city stream of the supervisor's app (`journal` behind city `name`). */
+async function fanout(
+  base: string,
+  cities: LiveCities,
+  journal: Journal,
+  clients: number,
+  rate: number,
+  events: number,
+) {
+  cities.set({ name: journal.name, path: `/bench/${journal.name}`, journal, running: true, services: {} });
+  const head = await journal.head();
+  try {
+    return await fanoutRun(
+      `${base}/v0/city/${journal.name}/events/stream?after_seq=${head}`,
+      clients,
+      rate,
+      events,
+      async (_i, t) => void (await journal.append(tick(t))),
+    );
+  } finally {
+    cities.remove(journal.name);
+  }
+}
+
+/**
+ * The floor of the saturation figure: a naive SSE writer on a plain node:http server, one `res.write` per
+ * client per event (the frame string built once per event), no journal and no Fastify.
+ */
+async function bareFanout(clients: number, rate: number, events: number) {
+  const open = new Set<ServerResponse>();
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    open.add(res);
+    res.on('close', () => open.delete(res));
+  });
+  server.maxConnections = clients + 100;
+  await new Promise<void>((r) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, r));
+  const { port } = server.address() as AddressInfo;
+  try {
+    return await fanoutRun(`http://127.0.0.1:${port}/`, clients, rate, events, async (i, t) => {
+      const data = JSON.stringify({ seq: i + 1, ts: new Date().toISOString(), ...tick(t) });
+      const frame = `id: ${i + 1}\nevent: event\ndata: ${data}\n\n`;
+      for (const res of open) res.write(frame);
+    });
+  } finally {
+    for (const res of open) res.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+}
+
+function numbers(text: string | undefined, fallback: number[]): number[] {
+  const list = text
+    ? text
+        .split(',')
+        .map(Number)
+        .filter((n) => n > 0)
+    : [];
+  return list.length > 0 ? list : fallback;
+}
+
+/** `--name value` or `--name=value` from argv, else the environment variable `env`. */
+function flag(name: string, env: string): string | undefined {
+  const args = process.argv.slice(2);
+  for (const [i, arg] of args.entries()) {
+    if (arg === `--${name}`) return args[i + 1];
+    if (arg.startsWith(`--${name}=`)) return arg.slice(name.length + 3);
+  }
+  return process.env[env];
 }
 
 async function main() {
   const figures: Figure[] = [];
   // The figures depend on what else the machine runs: say how busy it was.
-  const details: Record<string, unknown> = { sizes, cpus: cpus().length, loadavg_at_start: loadavg() };
+  const details: Record<string, unknown> = {
+    sizes,
+    fanout_sizes: fan,
+    cpus: cpus().length,
+    loadavg_at_start: loadavg(),
+  };
   const cities = new LiveCities(new MemoryJournal(SUPERVISOR_LOG));
   const { app, base } = await startApp(cities);
   const dir = await mkdtemp(join(tmpdir(), 'gc-bench-events-'));
   const file = new FileJournalBackend();
   const open = (backend: JournalBackend, name: string) =>
     backend.open({ name, file: join(dir, name, '.gc', 'events.jsonl') });
-  const natsBin = findNatsServer();
+  const natsBin = sections.includes('latency') ? findNatsServer() : undefined;
   const nats = natsBin ? await startNatsServer(natsBin) : undefined;
   let jetstream: JetStreamJournalBackend | undefined;
   try {
-    progress('bare SSE writer floor');
-    const bare = await bareSseLatency();
-    progress('latency: memory journal');
-    const memory = await sseLatency(base, cities, new MemoryJournal('lat-memory'));
-    progress('latency: file journal');
-    const fileLat = await sseLatency(base, cities, await open(file, 'lat-file'));
-    progress('latency: journal subscriptions alone');
-    const subscriptions = {
-      memory: await subscriptionLatency(new MemoryJournal('sub-memory')),
-      file: await subscriptionLatency(await open(file, 'sub-file')),
-    };
-    details.latency = { bare_sse: bare, memory, file: fileLat, subscription_alone: subscriptions };
-    const latencyFigure = (name: string, l: LatencyFigures, floor: LatencyFigures, floorName: string) => {
-      figures.push(
-        {
-          name: `${name} p50`,
-          value: l.p50_ms,
-          unit: 'ms',
-          floor: floor.p50_ms,
-          floor_name: floorName,
-          target: '≤ 2 ms',
-        },
-        {
-          name: `${name} p99`,
-          value: l.p99_ms,
-          unit: 'ms',
-          floor: floor.p99_ms,
-          floor_name: floorName,
-          target: '≤ 20 ms',
-        },
-      );
-    };
-    latencyFigure('append→SSE latency, memory journal', memory, bare, 'bare SSE writer');
-    latencyFigure('append→SSE latency, file journal', fileLat, bare, 'bare SSE writer');
-    if (nats) {
-      progress('latency: raw JetStream floor');
-      const raw = await rawContender(nats.url, {
-        sequential: 0,
-        pipelined: 0,
-        latency: sizes.latency_events,
-        window: 1,
-        rate_per_s: sizes.rate_per_s,
-        rounds: 1,
-        warmup: sizes.warmup,
-      });
-      const rawLat = await raw.latency();
-      await raw.close();
-      progress('latency: JetStream journal');
-      jetstream = new JetStreamJournalBackend({ servers: nats.url, prefix: 'benchev' });
-      const jsLat = await sseLatency(base, cities, await open(jetstream, 'lat-jetstream'));
-      const jsSub = await subscriptionLatency(await open(jetstream, 'sub-jetstream'));
-      details.latency = { ...(details.latency as object), raw_jetstream: rawLat, jetstream: jsLat };
-      Object.assign(subscriptions, { jetstream: jsSub });
-      latencyFigure('append→SSE latency, JetStream journal', jsLat, rawLat, 'raw JetStream publish→consume');
-    } else details.jetstream = 'skipped: nats-server not found';
-
-    progress(`replay: ${sizes.replay_events} events, memory journal`);
-    const replayMemory = await replay(base, cities, new MemoryJournal('replay-memory'));
-    progress(`replay: ${sizes.replay_events} events, file journal`);
-    const replayFile = await replay(base, cities, await open(file, 'replay-file'));
-    details.replay = { memory: replayMemory, file: replayFile };
-    for (const [name, r] of [
-      ['memory', replayMemory],
-      ['file', replayFile],
-    ] as const) {
-      figures.push({
-        name: `replay of ${r.events} events to one client, ${name} journal`,
-        value: r.per_s,
-        unit: 'events/s',
-        floor: r.subscription_per_s,
-        floor_name: 'journal subscription alone',
-        target: '≥ 50000 events/s',
-      });
+    if (sections.includes('latency')) {
+      progress('bare SSE writer floor');
+      const bare = await bareSseLatency();
+      progress('latency: memory journal');
+      const memory = await sseLatency(base, cities, new MemoryJournal('lat-memory'));
+      progress('latency: file journal');
+      const fileLat = await sseLatency(base, cities, await open(file, 'lat-file'));
+      progress('latency: journal subscriptions alone');
+      const subscriptions = {
+        memory: await subscriptionLatency(new MemoryJournal('sub-memory')),
+        file: await subscriptionLatency(await open(file, 'sub-file')),
+      };
+      details.latency = { bare_sse: bare, memory, file: fileLat, subscription_alone: subscriptions };
+      const latencyFigure = (name: string, l: LatencyFigures, floor: LatencyFigures, floorName: string) => {
+        figures.push(
+          {
+            name: `${name} p50`,
+            value: l.p50_ms,
+            unit: 'ms',
+            floor: floor.p50_ms,
+            floor_name: floorName,
+            target: '≤ 2 ms',
+          },
+          {
+            name: `${name} p99`,
+            value: l.p99_ms,
+            unit: 'ms',
+            floor: floor.p99_ms,
+            floor_name: floorName,
+            target: '≤ 20 ms',
+          },
+        );
+      };
+      latencyFigure('append→SSE latency, memory journal', memory, bare, 'bare SSE writer');
+      latencyFigure('append→SSE latency, file journal', fileLat, bare, 'bare SSE writer');
+      if (nats) {
+        progress('latency: raw JetStream floor');
+        const raw = await rawContender(nats.url, {
+          sequential: 0,
+          pipelined: 0,
+          latency: sizes.latency_events,
+          window: 1,
+          rate_per_s: sizes.rate_per_s,
+          rounds: 1,
+          warmup: sizes.warmup,
+        });
+        const rawLat = await raw.latency();
+        await raw.close();
+        progress('latency: JetStream journal');
+        jetstream = new JetStreamJournalBackend({ servers: nats.url, prefix: 'benchev' });
+        const jsLat = await sseLatency(base, cities, await open(jetstream, 'lat-jetstream'));
+        const jsSub = await subscriptionLatency(await open(jetstream, 'sub-jetstream'));
+        details.latency = { ...(details.latency as object), raw_jetstream: rawLat, jetstream: jsLat };
+        Object.assign(subscriptions, { jetstream: jsSub });
+        latencyFigure(
+          'append→SSE latency, JetStream journal',
+          jsLat,
+          rawLat,
+          'raw JetStream publish→consume',
+        );
+      } else details.jetstream = 'skipped: nats-server not found';
     }
 
-    progress(`fan-out: ${sizes.fanout_clients} subscribers, ${sizes.fanout_seconds} s at 100 events/s`);
-    const fan = await fanout(base, cities);
-    details.fanout = fan;
-    figures.push(
-      {
-        name: `fan-out to ${fan.clients} subscribers: all received every event`,
-        value: fan.all_received ? 1 : 0,
-      },
-      { name: `fan-out to ${fan.clients} subscribers p50`, value: fan.p50_ms, unit: 'ms' },
-      {
-        name: `fan-out to ${fan.clients} subscribers p99`,
-        value: fan.p99_ms,
-        unit: 'ms',
-        target: '≤ 250 ms',
-      },
-      { name: 'supervisor RSS during fan-out (max)', value: fan.supervisor_rss_mb.max, unit: 'MB' },
-    );
+    if (sections.includes('replay')) {
+      progress(`replay: ${sizes.replay_events} events, memory journal`);
+      const replayMemory = await replay(base, cities, new MemoryJournal('replay-memory'));
+      progress(`replay: ${sizes.replay_events} events, file journal`);
+      const replayFile = await replay(base, cities, await open(file, 'replay-file'));
+      details.replay = { memory: replayMemory, file: replayFile };
+      for (const [name, r] of [
+        ['memory', replayMemory],
+        ['file', replayFile],
+      ] as const) {
+        figures.push({
+          name: `replay of ${r.events} events to one client, ${name} journal`,
+          value: r.per_s,
+          unit: 'events/s',
+          floor: r.subscription_per_s,
+          floor_name: 'journal subscription alone',
+          target: '≥ 50000 events/s',
+        });
+      }
+    }
+
+    if (sections.includes('fanout')) {
+      const fanoutLog = async (name: string): Promise<Journal> =>
+        fan.journal === 'memory' ? new MemoryJournal(name) : open(file, name);
+      const limit = openFileLimit();
+      const needed = Math.max(...fan.clients, fan.saturation_clients) + 200;
+      if (limit < needed) {
+        throw new Error(
+          `fan-out needs ${needed} open files and this process may open ${limit}: raise it (ulimit -n ${needed}) ` +
+            'or pass fewer subscribers (--clients, --saturation-clients)',
+        );
+      }
+      const connected: FanoutRun[] = [];
+      for (const clients of fan.clients) {
+        const events = Math.max(1, Math.round(fan.rate * fan.seconds));
+        progress(
+          `fan-out: ${clients} subscribers, ${events} events at ${fan.rate}/s (${fan.journal} journal)`,
+        );
+        const run = await fanout(
+          base,
+          cities,
+          await fanoutLog(`fanout-${clients}`),
+          clients,
+          fan.rate,
+          events,
+        );
+        connected.push(run);
+        figures.push(
+          {
+            name: `fan-out to ${clients} subscribers at ${fan.rate} events/s: all received every event`,
+            value: run.all_received ? 1 : 0,
+            target: '1',
+          },
+          {
+            name: `fan-out to ${clients} subscribers at ${fan.rate} events/s p50`,
+            value: run.p50_ms,
+            unit: 'ms',
+          },
+          {
+            name: `fan-out to ${clients} subscribers at ${fan.rate} events/s p99`,
+            value: run.p99_ms,
+            unit: 'ms',
+            target: '≤ 250 ms',
+          },
+          {
+            name: `supervisor RSS with ${clients} subscribers (max)`,
+            value: run.server_rss_mb.max,
+            unit: 'MB',
+          },
+        );
+      }
+      // Saturation: the same subscribers at rising rates, beside the naive writer at the same rates, each
+      // pair measured back to back in alternating order.
+      const saturation: Array<{ rate: number; supervisor: FanoutRun; bare: FanoutRun }> = [];
+      const clients = fan.saturation_clients;
+      for (const [k, rate] of fan.saturation_rates.entries()) {
+        const events = Math.max(
+          1,
+          Math.min(Math.round(rate * fan.seconds), Math.floor(fan.max_deliveries / clients)),
+        );
+        progress(`fan-out saturation: ${clients} subscribers, ${events} events at ${rate}/s`);
+        const ours = () =>
+          fanoutLog(`saturation-${rate}`).then((j) => fanout(base, cities, j, clients, rate, events));
+        const naive = () => bareFanout(clients, rate, events);
+        const [supervisor, bare] =
+          k % 2 === 0
+            ? [await ours(), await naive()]
+            : await naive().then(async (b) => [await ours(), b] as const);
+        saturation.push({ rate, supervisor, bare });
+        figures.push({
+          name: `fan-out deliveries/s, ${clients} subscribers at ${rate} events/s offered`,
+          value: supervisor.deliveries_per_s,
+          unit: 'frames/s',
+          floor: bare.deliveries_per_s,
+          floor_name: 'naive bare SSE writer, same rate',
+        });
+      }
+      if (saturation.length > 0) {
+        const best = (pick: (r: (typeof saturation)[number]) => FanoutRun) =>
+          saturation.map(pick).reduce((a, b) => (b.deliveries_per_s > a.deliveries_per_s ? b : a));
+        const ours = best((r) => r.supervisor);
+        const bare = best((r) => r.bare);
+        figures.push({
+          name: `fan-out at saturation, ${clients} subscribers: most deliveries/s at any rate`,
+          value: ours.deliveries_per_s,
+          unit: 'frames/s',
+          floor: bare.deliveries_per_s,
+          floor_name: 'naive bare SSE writer (one write per client per event), its best rate',
+          target: '≥ 1.5 × floor',
+        });
+      }
+      details.fanout = { journal: fan.journal, connected, saturation };
+    }
   } finally {
     await app.close();
     await file.close();
