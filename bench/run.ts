@@ -14,7 +14,17 @@ import { fileURLToPath } from 'node:url';
 import { renderReport, type ScenarioResult } from './report.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SCENARIOS = ['journal', 'events', 'create', 'beads', 'sessions', 'sessionStream', 'cli', 'coldstart'];
+const SCENARIOS = [
+  'journal',
+  'events',
+  'create',
+  'beads',
+  'sessions',
+  'sessionStream',
+  'extmsg',
+  'cli',
+  'coldstart',
+];
 
 function runScenario(name: string): Promise<ScenarioResult> {
   const file = join(here, `${name}.js`);
