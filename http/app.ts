@@ -5,6 +5,7 @@ import type { AppDeps } from './deps.ts';
 import { newRequestId, registerMiddleware } from './middleware.ts';
 import { errorHandler, problem, sendProblem, toProblem } from './problem.ts';
 import { actorRoutes } from './routes/actors.ts';
+import { agentRoutes } from './routes/agents.ts';
 import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
 import { convoyRoutes } from './routes/convoys.ts';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     mailRoutes(scope, deps);
     convoyRoutes(scope, deps);
     sessionRoutes(scope, deps);
+    agentRoutes(scope, deps);
     sessionTranscriptRoutes(scope, deps);
     sessionStreamRoutes(scope, deps);
     sessionPendingRoutes(scope, deps);

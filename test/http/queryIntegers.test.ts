@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { AGENT_SERVICE, type AgentApi } from '../../actors/agents/agentApi.ts';
 import { SESSION_SERVICE, type SessionApi } from '../../actors/sessions/sessionApi.ts';
 import { schemaDocuments } from '../../http/schemaDocuments.ts';
 import { backendEnv, cityHarness, createBead, type CityHarness } from '../beads/helpers.ts';
@@ -57,6 +58,9 @@ const PARAMS: Param[] = [
   { path: '/v0/city/{cityName}/status', name: 'index' },
   { path: '/v0/city/{cityName}/sessions', name: 'limit' },
   { path: '/v0/city/{cityName}/session/{id}', name: 'peek_lines', maximum: 10_000 },
+  { path: '/v0/city/{cityName}/agents', name: 'index' },
+  { path: '/v0/city/{cityName}/agent/{base}/output', name: 'tail' },
+  { path: '/v0/city/{cityName}/agent/{dir}/{base}/output', name: 'tail' },
 ];
 
 /** Just enough of a session service for the session routes' reads to answer 200 (their own tests are in sessions.test.ts). */
@@ -70,6 +74,19 @@ const readOnlySessions = {
   create: () => Promise.reject(new Error('read-only')),
 } as unknown as SessionApi;
 
+/** Just enough of an agent service for the agent routes' reads to answer 200 (their own tests are in agents.test.ts). */
+const readOnlyAgents = {
+  index: 0,
+  waitForIndex: (_index: number, _ms: number, signal?: AbortSignal) =>
+    new Promise<boolean>((resolve) => {
+      if (signal?.aborted) resolve(false);
+      signal?.addEventListener('abort', () => resolve(false), { once: true });
+    }),
+  list: async () => ({ items: [], total: 0 }),
+  act: () => Promise.reject(new Error('read-only')),
+  output: async (agent: string) => ({ agent, format: 'text', turns: [] }),
+} as unknown as AgentApi;
+
 interface Answer {
   status: number;
   type: string;
@@ -81,7 +98,9 @@ async function server(t: Test): Promise<{ h: CityHarness; base: string }> {
   const h = await cityHarness(t, env!);
   for (const title of ['one', 'two', 'three']) await createBead(t, h, { title });
   const city = h.deps.cities.get(h.name)!;
-  h.deps.cities.update(h.name, { services: { ...city.services, [SESSION_SERVICE]: readOnlySessions } });
+  h.deps.cities.update(h.name, {
+    services: { ...city.services, [SESSION_SERVICE]: readOnlySessions, [AGENT_SERVICE]: readOnlyAgents },
+  });
   return { h, base: await h.app.listen({ port: 0, host: '127.0.0.1' }) };
 }
 
