@@ -2,6 +2,10 @@ import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
 import Events from './events.ts';
+import ExtmsgAdapters from './extmsg/adapters.ts';
+import ExtmsgBind from './extmsg/bind.ts';
+import ExtmsgSend from './extmsg/send.ts';
+import ExtmsgTranscript from './extmsg/transcript.ts';
 import Inspect from './inspect.ts';
 import SessionAttach from './session/attach.ts';
 import SessionClose from './session/close.ts';
@@ -29,6 +33,10 @@ export const COMMANDS = {
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
   events: Events,
+  'extmsg:adapters': ExtmsgAdapters,
+  'extmsg:bind': ExtmsgBind,
+  'extmsg:send': ExtmsgSend,
+  'extmsg:transcript': ExtmsgTranscript,
   inspect: Inspect,
   'session:attach': SessionAttach,
   'session:close': SessionClose,
