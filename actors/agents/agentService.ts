@@ -148,7 +148,8 @@ export class AgentService implements AgentApi {
       template: s.template,
       instance: s.alias || s.sessionName,
       state: s.state,
-      running: seen.get(s.sessionName)?.running === true,
+      // Started and ready, not merely a runtime session that exists: start waves wait for this.
+      running: s.state === 'active' && seen.get(s.sessionName)?.running === true,
       busy: this.#activeBead(s) !== undefined,
     }));
   }
@@ -222,8 +223,11 @@ export class AgentService implements AgentApi {
     now: number,
     peek: boolean,
   ): Promise<AgentView> {
+    // Running means started and ready (active), not a runtime still showing its start-up.
     const running =
-      s !== undefined && rt?.running === true && (rt.token === undefined || rt.token === s.instanceToken);
+      s?.state === 'active' &&
+      rt?.running === true &&
+      (rt.token === undefined || rt.token === s.instanceToken);
     const suspended = t.suspended || s?.state === 'suspended';
     const activeBead = s ? this.#activeBead(s) : undefined;
     const provider = t.provider ?? this.opts.sessions.config.provider;
