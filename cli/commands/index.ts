@@ -1,3 +1,11 @@
+import AgentAdd from './agent/add.ts';
+import AgentList from './agent/list.ts';
+import AgentOutput from './agent/output.ts';
+import AgentRemove from './agent/remove.ts';
+import AgentResume from './agent/resume.ts';
+import AgentSet from './agent/set.ts';
+import AgentShow from './agent/show.ts';
+import AgentSuspend from './agent/suspend.ts';
 import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
@@ -29,6 +37,14 @@ import SupervisorStop from './supervisor/stop.ts';
  * command must be added here. Command modules stay light: heavy dependencies are imported inside `run()`.
  */
 export const COMMANDS = {
+  'agent:add': AgentAdd,
+  'agent:list': AgentList,
+  'agent:output': AgentOutput,
+  'agent:remove': AgentRemove,
+  'agent:resume': AgentResume,
+  'agent:set': AgentSet,
+  'agent:show': AgentShow,
+  'agent:suspend': AgentSuspend,
   cities: Cities,
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
