@@ -94,7 +94,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     sessionPendingRoutes(scope, deps);
     extmsgRoutes(scope, deps);
     openapiRoutes(scope);
-    if (deps.actors) actorRoutes(scope, deps, deps.actors);
+    actorRoutes(scope, deps);
     dashboardRoutes(scope);
   });
   return app;

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { UnavailableError } from '../../actors/errors.ts';
 import type { ActorView } from '../../actors/inspect/actorView.ts';
 import { ActorEntry, ActorListBody } from '../../schemas/actors.ts';
 import { HeartbeatEvent } from '../../schemas/eventEnvelopes.ts';
@@ -17,7 +18,11 @@ import { jsonSerializer, streamOptions } from './eventRouteKit.ts';
  * The frames carry no `id:`: the view is state, not a log, so a reconnect starts from a fresh list.
  * Nothing is watched while no stream is open.
  */
-export function actorRoutes(app: FastifyInstance, deps: AppDeps, view: ActorView): void {
+export function actorRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const viewOf = (): ActorView => {
+    if (!deps.actors) throw new UnavailableError('no live actor view in this app', 'unavailable');
+    return deps.actors;
+  };
   registerSchemas(app, [HeartbeatEvent, ActorEntry, ActorListBody]);
   const registry = streamRegistry(deps);
   app.get(
@@ -32,7 +37,7 @@ export function actorRoutes(app: FastifyInstance, deps: AppDeps, view: ActorView
       serializerCompiler: jsonSerializer,
     },
     async () => {
-      const items = await view.list();
+      const items = await viewOf().list();
       return { items, total: items.length };
     },
   );
@@ -65,6 +70,7 @@ export function actorRoutes(app: FastifyInstance, deps: AppDeps, view: ActorView
       exposeHeadRoute: false,
     },
     async (_request, reply) => {
+      const view = viewOf();
       const writer = openEventStream(reply, registry, streamOptions(deps));
       const pending: ActorEntry[] = [];
       let ready = false;
