@@ -28,6 +28,7 @@ import {
   type AgentTemplate,
 } from '../../machines/agents/templates.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
+import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
 import { CityTomlWriter, settlePendingWrite } from './cityTomlWriter.ts';
 import type {
   AgentAction,
@@ -57,6 +58,7 @@ export interface AgentServiceOptions {
 
 export class AgentService implements AgentApi {
   readonly #writer: CityTomlWriter;
+  readonly #transcripts: SessionTranscripts;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<void> | undefined;
@@ -66,6 +68,7 @@ export class AgentService implements AgentApi {
 
   constructor(private readonly opts: AgentServiceOptions) {
     this.#writer = new CityTomlWriter(opts.path);
+    this.#transcripts = new SessionTranscripts(opts.sessions);
     this.#now = opts.now ?? Date.now;
   }
 
@@ -328,12 +331,36 @@ export class AgentService implements AgentApi {
     throw new NotFoundError(`agent action ${JSON.stringify(action)} not found`);
   }
 
-  async output(name: string, _options: { tail?: number; before?: string }): Promise<AgentOutput> {
+  /**
+   * The agent's conversation from its session's own log (upstream: `tail` counts compaction segments and
+   * defaults to 1 here), else its screen while it runs. @throws NotFoundError when it has neither.
+   */
+  async output(name: string, options: { tail?: number; before?: string }): Promise<AgentOutput> {
     const view = await this.get(name);
-    if (!view.running || !view.session)
-      throw new NotFoundError(`agent ${name} has no output: it is not running`);
-    const text = await this.opts.sessions.runtime.peek(view.session.name, 100);
-    return { agent: view.name, format: 'text', turns: [{ role: 'output', text }] };
+    const s = this.#sessionOf(view);
+    if (!s) throw new NotFoundError(`agent ${name} has no output: it has no session`);
+    const page = await this.#transcripts.transcript(s.id, {
+      tail: options.tail ?? 1,
+      ...(options.before ? { before: options.before } : {}),
+    });
+    if (page.format === 'conversation' && (page.turns ?? []).length === 0 && !view.running) {
+      throw new NotFoundError(`agent ${name} has no output: it is not running and has no log`);
+    }
+    return {
+      agent: view.name,
+      format: page.format,
+      turns: page.turns ?? [],
+      ...(page.pagination ? { pagination: page.pagination } : {}),
+    };
+  }
+
+  /** The session behind an agent view: a pool slot's own; a singleton's newest (open first). */
+  #sessionOf(view: AgentView): SessionRecord | undefined {
+    const all = this.opts.sessions.book.allSessions().reverse();
+    if (view.pool !== undefined) return all.find((s) => s.alias === view.name);
+    return (
+      all.find((s) => !s.closed && s.template === view.name) ?? all.find((s) => s.template === view.name)
+    );
   }
 
   /** Suspending an agent suspends its running sessions; resuming wakes those it suspended. */

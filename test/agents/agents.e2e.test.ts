@@ -126,6 +126,14 @@ if (!hasTmux()) {
     const done = await waitForTerminalOnCity(s, msg.body.request_id as string);
     t.equal(done, 'request.result.session.message');
     t.equal((await s.call('GET', `${base}/session/lookout`)).body.template, 'scout');
+    // The agent's output is its session's conversation, read from the agent's own log.
+    await eventually(async () => {
+      const out = await s.call('GET', `${base}/agent/scout/output`);
+      return out.status === 200 && JSON.stringify(out.body.turns).includes('echo: anything?');
+    }, 20_000);
+    const output = await s.call('GET', `${base}/agent/scout/output`);
+    t.equal(output.body.format, 'conversation');
+    t.equal((await s.call('GET', `${base}/agent/worker-3/output`)).status, 404, 'no session, no output');
 
     // Edits: create (201), duplicate (409), bad provider (422), suspend, delete; city.toml follows.
     const add = await s.call('POST', `${base}/agents`, { name: 'helper', provider: 'mock' });
