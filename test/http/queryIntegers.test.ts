@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { AGENT_SERVICE, type AgentApi } from '../../actors/agents/agentApi.ts';
+import { EXTMSG_SERVICE, startExtmsgService } from '../../actors/extmsg/index.ts';
 import { SESSION_SERVICE, type SessionApi } from '../../actors/sessions/sessionApi.ts';
 import { schemaDocuments } from '../../http/schemaDocuments.ts';
 import { backendEnv, cityHarness, createBead, type CityHarness } from '../beads/helpers.ts';
@@ -61,6 +62,8 @@ const PARAMS: Param[] = [
   { path: '/v0/city/{cityName}/agents', name: 'index' },
   { path: '/v0/city/{cityName}/agent/{base}/output', name: 'tail' },
   { path: '/v0/city/{cityName}/agent/{dir}/{base}/output', name: 'tail' },
+  { path: '/v0/city/{cityName}/extmsg/transcript', name: 'after_sequence' },
+  { path: '/v0/city/{cityName}/extmsg/transcript', name: 'limit' },
 ];
 
 /** Just enough of a session service for the session routes' reads to answer 200 (their own tests are in sessions.test.ts). */
@@ -98,8 +101,15 @@ async function server(t: Test): Promise<{ h: CityHarness; base: string }> {
   const h = await cityHarness(t, env!);
   for (const title of ['one', 'two', 'three']) await createBead(t, h, { title });
   const city = h.deps.cities.get(h.name)!;
+  const extmsg = await startExtmsgService({ name: h.name, journal: h.journal });
+  t.teardown(() => extmsg.stop());
   h.deps.cities.update(h.name, {
-    services: { ...city.services, [SESSION_SERVICE]: readOnlySessions, [AGENT_SERVICE]: readOnlyAgents },
+    services: {
+      ...city.services,
+      [SESSION_SERVICE]: readOnlySessions,
+      [AGENT_SERVICE]: readOnlyAgents,
+      [EXTMSG_SERVICE]: extmsg.service,
+    },
   });
   return { h, base: await h.app.listen({ port: 0, host: '127.0.0.1' }) };
 }
