@@ -21,6 +21,7 @@ const SCENARIOS = [
   'beads',
   'sessions',
   'sessionStream',
+  'agents',
   'extmsg',
   'cli',
   'coldstart',

@@ -1,0 +1,222 @@
+/**
+ * `node dist/bench/dashboard.js`: the live view's figures, as ONE JSON line on stdout (progress on stderr).
+ *
+ * 1. first paint: a supervisor with 100 cities and 10,000 events; headless Debian chromium (playwright-core)
+ *    loads /dashboard/ until the 100 city rows and the event rows are painted. Target ≤ 1 s.
+ * 2. inspector overhead on bead create throughput (POST /v0/city/{c}/beads, 32 in flight): with no watcher,
+ *    and with one /v0/actors/stream open, each against a supervisor whose actors report to a no-op observer
+ *    (the floor). Targets ≤ 5 % and ≤ 25 %.
+ * Sizes: BENCH_QUICK=1 for a short run. Effects: temp dirs, loopback sockets, a chromium process.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pino } from 'pino';
+import { chromium } from 'playwright-core';
+import { loadConfig } from '../actors/config.ts';
+import { beadStoreService } from '../actors/defaultCityServices.ts';
+import { ActorInspection } from '../actors/inspect/actorInspection.ts';
+import { runSupervisor, type RunningSupervisor } from '../http/main.ts';
+import { fakeHost, waitForTerminal } from '../test/helpers/supervisor.ts';
+import { throughput } from './journalKit.ts';
+
+const quick = Boolean(process.env.BENCH_QUICK);
+const CITIES = 100;
+const EVENTS = 10_000;
+const CREATES = quick ? 1_500 : 5_000;
+const WINDOW = 32;
+const log = (m: string): void => void process.stderr.write(`bench dashboard: ${m}\n`);
+const round = (v: number, d = 3): number => Math.round(v * 10 ** d) / 10 ** d;
+
+class NoopInspection extends ActorInspection {
+  override created(): void {}
+  override changed(): void {}
+}
+
+async function supervisor(
+  inspection?: ActorInspection,
+): Promise<{ s: RunningSupervisor; home: string; root: string }> {
+  const root = mkdtempSync(join(tmpdir(), 'gc-bench-dash-'));
+  const home = join(root, 'home');
+  mkdirSync(home, { recursive: true });
+  const config = loadConfig({
+    GC_HOME: join(root, 'gchome'),
+    GC_PORT: '0',
+    GC_BIND: '127.0.0.1',
+    GC_TICK: '500ms',
+  });
+  const s = await runSupervisor(config, {
+    services: [beadStoreService],
+    host: fakeHost(home, { bins: ['sh', 'node'] }),
+    logger: pino({ level: 'silent' }),
+    ...(inspection ? { inspection } : {}),
+  });
+  return { s, home, root };
+}
+
+function client(base: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: WINDOW });
+  const url = new URL(base);
+  const send = (method: string, path: string, body?: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          method,
+          path,
+          headers: body
+            ? {
+                'content-type': 'application/json',
+                'content-length': Buffer.byteLength(body),
+                'x-gc-request': '1',
+              }
+            : {},
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
+async function createCity(s: RunningSupervisor, home: string, name: string): Promise<void> {
+  const http = client(s.url);
+  const res = await http.send(
+    'POST',
+    '/v0/city',
+    JSON.stringify({ dir: join(home, name), provider: 'mock' }),
+  );
+  http.close();
+  if (res.status !== 202) throw new Error(`create ${name}: ${res.status} ${res.body}`);
+  await waitForTerminal(
+    s.supervisor.log.journal,
+    (JSON.parse(res.body) as { request_id: string }).request_id,
+    60_000,
+  );
+}
+
+async function createRate(base: string, path: string, n: number): Promise<number> {
+  const http = client(base);
+  try {
+    const post = async (i: number) => {
+      const res = await http.send('POST', path, JSON.stringify({ title: `bead ${i}` }));
+      if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${res.body}`);
+    };
+    await throughput(Math.min(300, n), WINDOW, post);
+    return await throughput(n, WINDOW, post);
+  } finally {
+    http.close();
+  }
+}
+
+async function firstPaint(): Promise<Record<string, number>> {
+  const { s, home, root } = await supervisor();
+  try {
+    log(`creating ${CITIES} cities`);
+    for (let i = 0; i < CITIES; i += 10) {
+      await Promise.all(Array.from({ length: 10 }, (_, j) => createCity(s, home, `c${i + j}`)));
+    }
+    await s.supervisor.settled();
+    const perCity = Math.ceil(EVENTS / CITIES);
+    log(`writing ${perCity * CITIES} bead events`);
+    const http = client(s.url);
+    await throughput(perCity * CITIES, WINDOW, async (i) => {
+      const res = await http.send(
+        'POST',
+        `/v0/city/c${i % CITIES}/beads`,
+        JSON.stringify({ title: `bead ${i}` }),
+      );
+      if (res.status !== 201) throw new Error(`bead: ${res.status}`);
+    });
+    http.close();
+    const browser = await chromium.launch({ executablePath: process.env.GC_CHROMIUM ?? '/usr/bin/chromium' });
+    try {
+      const times: number[] = [];
+      let fcp = 0;
+      for (let round_ = 0; round_ < 4; round_++) {
+        const page = await browser.newPage();
+        const started = performance.now();
+        await page.goto(`${s.url}/dashboard/`);
+        await page.waitForFunction(
+          `document.querySelectorAll('#cities tr[data-city]').length >= ${CITIES} && document.querySelectorAll('#event-rows tr').length >= 200`,
+          undefined,
+          { timeout: 30_000, polling: 'raf' },
+        );
+        const ms = performance.now() - started;
+        fcp = Number(
+          await page.evaluate("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0"),
+        );
+        if (round_ > 0) times.push(ms); // the first load warms the browser's cache and the JIT
+        await page.close();
+      }
+      times.sort((a, b) => a - b);
+      return {
+        cities: CITIES,
+        events: perCity * CITIES,
+        first_contentful_paint_ms: round(fcp, 1),
+        data_painted_ms_median: round(times[Math.floor(times.length / 2)]!, 1),
+        data_painted_ms_max: round(times.at(-1)!, 1),
+      };
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await s.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function overhead(): Promise<Record<string, number>> {
+  const rates: Record<string, number[]> = { floor: [], no_watcher: [], one_watcher: [] };
+  for (let round_ = 0; round_ < (quick ? 1 : 3); round_++) {
+    for (const variant of ['floor', 'no_watcher', 'one_watcher'] as const) {
+      const { s, home, root } = await supervisor(variant === 'floor' ? new NoopInspection() : undefined);
+      try {
+        await createCity(s, home, 'bench');
+        await s.supervisor.settled();
+        let stop: AbortController | undefined;
+        if (variant === 'one_watcher') {
+          stop = new AbortController();
+          const res = await fetch(`${s.url}/v0/actors/stream`, { signal: stop.signal });
+          const reader = res.body!.getReader();
+          void (async () => {
+            for (;;) if ((await reader.read().catch(() => ({ done: true }))).done) return;
+          })();
+        }
+        rates[variant]!.push(await createRate(s.url, '/v0/city/bench/beads', CREATES));
+        stop?.abort();
+      } finally {
+        await s.close();
+        rmSync(root, { recursive: true, force: true });
+      }
+    }
+  }
+  const best = (v: number[]) => Math.max(...v);
+  const floor = best(rates.floor!);
+  return {
+    creates: CREATES,
+    floor_creates_per_s: Math.round(floor),
+    no_watcher_creates_per_s: Math.round(best(rates.no_watcher!)),
+    one_watcher_creates_per_s: Math.round(best(rates.one_watcher!)),
+    no_watcher_overhead_pct: round((1 - best(rates.no_watcher!) / floor) * 100, 1),
+    one_watcher_overhead_pct: round((1 - best(rates.one_watcher!) / floor) * 100, 1),
+  };
+}
+
+log('inspector overhead');
+const inspector_overhead = await overhead();
+log('first paint');
+const first_paint = await firstPaint();
+process.stdout.write(
+  `${JSON.stringify({ first_paint, inspector_overhead, targets: { first_paint_ms: 1000, no_watcher_pct: 5, one_watcher_pct: 25 } })}\n`,
+);
