@@ -25,6 +25,7 @@ const SCENARIOS = [
   'extmsg',
   'cli',
   'coldstart',
+  'dashboard',
 ];
 
 function runScenario(name: string): Promise<ScenarioResult> {
