@@ -26,6 +26,7 @@ import {
 import { sessionOf, type PendingRequest, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { DEFAULT_SESSION_THRESHOLDS, type SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import type { RuntimeProvider } from './runtime/provider.ts';
+import { SessionPending } from './pending/sessionPending.ts';
 import { SessionBook } from './sessionBook.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
 import { sessionView } from './sessionView.ts';
@@ -369,6 +370,9 @@ export class SessionService implements SessionApi {
     }
     const s = await this.#resolveOrMaterialize(id);
     return this.#once(`${request.op}:${s.id}:${ctx.idempotencyKey ?? ''}`, ctx, async () => {
+      // Text typed at an approval prompt would answer it: refuse (409 pending_interaction:) before anything is
+      // written, as upstream does for messages and submits but an interrupt_now (sessions-runtime.md §5.1).
+      if (request.intent !== 'interrupt_now') await new SessionPending(this).assertNone(s.id);
       if (!deliverable(s.state))
         throw new ConflictError(`session ${s.id} is ${s.state}: it cannot take a message`);
       const cursor = this.index;

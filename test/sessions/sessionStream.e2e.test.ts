@@ -2,7 +2,8 @@
  * Sessions II end to end: a real supervisor over HTTP, the real tmux runtime and the mock agent. A reply
  * shows on the session stream (woken by the log's file watch); `/mock think` shows in-turn, then idle;
  * `/mock approve` shows as a pending frame, in GET pending and in the city's list, a respond clears it and
- * the transcript records the decision; a reconnect with Last-Event-ID gets only what came after.
+ * the transcript records the decision (a message or submit meanwhile is a 409 `pending_interaction:`); a
+ * reconnect with Last-Event-ID gets only what came after.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -129,6 +130,21 @@ if (!hasTmux()) {
       t.same(one.body, { supported: true, pending: JSON.parse(pendingFrame.data) });
       const city = await s.call('GET', `${base}/pending`);
       t.match(city.body, { total: 1, items: [{ request_id: pending.request_id, kind: 'approval' }] });
+      // Text typed now would answer the prompt: messages and submits (default, follow_up) are refused with
+      // nothing written (the city log's index does not move), as upstream refuses them.
+      const indexBefore = one.headers.get('x-gc-index');
+      for (const [path, body] of [
+        ['messages', { message: 'are you there?' }],
+        ['submit', { message: 'and now?', intent: 'default' }],
+        ['submit', { message: 'later', intent: 'follow_up' }],
+      ] as const) {
+        const refused = await s.call('POST', `${base}/session/scribe/${path}`, body);
+        t.equal(refused.status, 409, `${path} ${JSON.stringify(body)}`);
+        t.match(refused.body.detail, /^pending_interaction: session \S+ is waiting for a response to tmux-/);
+      }
+      const still = await s.call('GET', `${base}/session/scribe/pending`);
+      t.equal(still.headers.get('x-gc-index'), indexBefore, 'a refusal writes nothing');
+      t.same(still.body, one.body, 'the prompt is still shown');
       const blocked = await s.call('POST', `${base}/session/scribe/respond`, {
         action: 'approve',
         request_id: 'tmux-0',
