@@ -17,6 +17,8 @@ export interface SseRequest {
   signal: AbortSignal;
   /** Abort the connection with `StreamStalledError` after this long without a byte. Default: never. */
   idleMs?: number;
+  /** Extra request headers, e.g. `last-event-id` for a stream that resumes by header. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function openSse(client: ApiClient, req: SseRequest): Promise<Async
   const res = await client
     .fetch(req.path, {
       query: req.query,
-      headers: { accept: 'text/event-stream' },
+      headers: { ...req.headers, accept: 'text/event-stream' },
       signal: conn.signal,
     })
     .catch((err: unknown) => {

@@ -20,12 +20,16 @@ import SessionClose from './session/close.ts';
 import SessionCreate from './session/create.ts';
 import SessionKill from './session/kill.ts';
 import SessionList from './session/list.ts';
+import SessionLogs from './session/logs.ts';
+import SessionPending from './session/pending.ts';
 import SessionRename from './session/rename.ts';
+import SessionRespond from './session/respond.ts';
 import SessionSend from './session/send.ts';
 import SessionShow from './session/show.ts';
 import SessionStop from './session/stop.ts';
 import SessionSubmit from './session/submit.ts';
 import SessionSuspend from './session/suspend.ts';
+import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
@@ -59,12 +63,16 @@ export const COMMANDS = {
   'session:create': SessionCreate,
   'session:kill': SessionKill,
   'session:list': SessionList,
+  'session:logs': SessionLogs,
+  'session:pending': SessionPending,
   'session:rename': SessionRename,
+  'session:respond': SessionRespond,
   'session:send': SessionSend,
   'session:show': SessionShow,
   'session:stop': SessionStop,
   'session:submit': SessionSubmit,
   'session:suspend': SessionSuspend,
+  'session:transcript': SessionTranscript,
   'session:wake': SessionWake,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
