@@ -40,6 +40,13 @@ interface Param {
   stream?: true;
   /** A documented ceiling below 2^53 - 1 (upstream's own); larger values are refused like malformed ones. */
   maximum?: number;
+  /** A documented floor above 0 (a page of no messages means nothing); smaller values are refused. */
+  minimum?: number;
+  /**
+   * What the route answers a well-formed value here, when not 200: the transcript needs a real session
+   * service (this city has a read-only stand-in), so its handler answers 503 once the value has passed.
+   */
+  answers?: number;
 }
 
 /** Every integer-valued query parameter; the test below checks the list against the OpenAPI document. */
@@ -64,6 +71,14 @@ const PARAMS: Param[] = [
   { path: '/v0/city/{cityName}/agent/{dir}/{base}/output', name: 'tail' },
   { path: '/v0/city/{cityName}/extmsg/transcript', name: 'after_sequence' },
   { path: '/v0/city/{cityName}/extmsg/transcript', name: 'limit' },
+  { path: '/v0/city/{cityName}/session/{id}/transcript', name: 'tail', maximum: 1_000_000, answers: 503 },
+  {
+    path: '/v0/city/{cityName}/session/{id}/transcript',
+    name: 'limit',
+    minimum: 1,
+    maximum: 5000,
+    answers: 503,
+  },
 ];
 
 /** Just enough of a session service for the session routes' reads to answer 200 (their own tests are in sessions.test.ts). */
@@ -132,7 +147,10 @@ const label = (p: Param, value: string) => `${p.path}?${p.name}=${JSON.stringify
 t.test('every route refuses every malformed integer, naming the parameter', async (t) => {
   const { h, base } = await server(t);
   for (const param of PARAMS) {
-    const over = param.maximum === undefined ? [] : [String(param.maximum + 1)];
+    const over = [
+      ...(param.maximum === undefined ? [] : [String(param.maximum + 1)]),
+      ...(param.minimum === undefined ? [] : [String(param.minimum - 1)]),
+    ];
     for (const value of [...BAD, ...over]) {
       const res: Answer = await get(base, h, param, value);
       const what = label(param, value);
@@ -141,7 +159,7 @@ t.test('every route refuses every malformed integer, naming the parameter', asyn
       const problem = JSON.parse(res.body) as { detail: string; errors?: unknown[] };
       t.match(problem.detail, param.stream ? /^invalid: after_seq must be/ : /^validation failed$/, what);
       if (over.includes(value)) {
-        t.match(problem.errors, [{ location: `query.${param.name}`, message: /must be <= / }], what);
+        t.match(problem.errors, [{ location: `query.${param.name}`, message: /must be [<>]= / }], what);
         continue;
       }
       t.same(
@@ -156,10 +174,14 @@ t.test('every route refuses every malformed integer, naming the parameter', asyn
 t.test('good values and blank values still work everywhere', async (t) => {
   const { h, base } = await server(t);
   for (const param of PARAMS) {
-    const good = GOOD.filter((v) => param.maximum === undefined || Number(v) <= param.maximum);
+    const good = GOOD.filter(
+      (v) =>
+        (param.maximum === undefined || Number(v) <= param.maximum) &&
+        (param.minimum === undefined || Number(v) >= param.minimum),
+    );
     for (const value of [...good, ...(param.maximum === undefined ? [] : [String(param.maximum)]), '']) {
       const res = await get(base, h, param, value);
-      t.equal(res.status, 200, `${label(param, value)}: ${res.body}`);
+      t.equal(res.status, param.answers ?? 200, `${label(param, value)}: ${res.body}`);
     }
   }
 });
@@ -193,6 +215,8 @@ t.test('the list above is every integer query parameter in the OpenAPI document'
   const found: string[] = [];
   const ceiling = (path: string, name: string) =>
     PARAMS.find((p) => p.path === path && p.name === name)?.maximum ?? Number.MAX_SAFE_INTEGER;
+  const floor = (path: string, name: string) =>
+    PARAMS.find((p) => p.path === path && p.name === name)?.minimum ?? 0;
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const op of Object.values(ops)) {
       for (const p of op.parameters ?? []) {
@@ -201,7 +225,11 @@ t.test('the list above is every integer query parameter in the OpenAPI document'
         if (p.in !== 'query' || !integer) continue;
         found.push(`${path} ${p.name}`);
         if (p.schema.type === 'integer') {
-          t.match(p.schema, { minimum: 0, maximum: ceiling(path, p.name) }, `${path} ${p.name} range`);
+          t.match(
+            p.schema,
+            { minimum: floor(path, p.name), maximum: ceiling(path, p.name) },
+            `${path} ${p.name} range`,
+          );
         }
       }
     }
