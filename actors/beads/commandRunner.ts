@@ -113,7 +113,8 @@ export class BeadCommandRunner {
 
   /**
    * Like {@link run}, for another family's pure decider over the same model (sessions are beads): its
-   * one `bead.*` state event and its notices (`session.*`, `request.*`) land as one batch, or nothing does.
+   * `bead.*` state events (one, or many through `Decision.more`: a cooked molecule) and its notices
+   * (`session.*`, `request.*`) land as one batch, or nothing does.
    */
   runDecider<R>(
     decider: (model: Readonly<BeadModel>, ctx: EventContext) => Outcome<R>,
@@ -124,8 +125,8 @@ export class BeadCommandRunner {
     return this.log.runSpeculative(() => {
       const outcome = decider(this.model, { actor, now: this.options.clock().toISOString() });
       if (!outcome.ok) throw rejectionError(outcome.rejection);
-      const { event, notices, result } = outcome.decision;
-      const drafts = event ? [event, ...notices] : notices;
+      const { event, more = [], notices, result } = outcome.decision;
+      const drafts = event ? [event, ...more, ...notices] : notices;
       let applied = false;
       return {
         records: drafts.map((draft) => recordOf(draft)),

@@ -18,6 +18,12 @@ export interface Rejection {
  */
 export interface Decision<R> {
   event?: EventDraft;
+  /**
+   * Further state events after `event`, for a decision that changes many beads at once (a cooked
+   * molecule's whole graph, a workflow's teardown). Appended in order with `event` and the notices, as
+   * one batch; the model folds every `bead.*` event it is handed.
+   */
+  more?: readonly EventDraft[];
   notices: EventDraft[];
   result: R;
 }
@@ -28,6 +34,20 @@ export const accept = <R>(result: R, event?: EventDraft, notices: EventDraft[] =
   ok: true,
   decision: event ? { event, notices, result } : { notices, result },
 });
+
+/**
+ * A decision whose state change is several events (`events[0]` first). No events means nothing changes.
+ * This is a pure function.
+ */
+export function acceptAll<R>(
+  result: R,
+  events: readonly EventDraft[],
+  notices: EventDraft[] = [],
+): Outcome<R> {
+  const [first, ...more] = events;
+  if (!first) return accept(result, undefined, notices);
+  return { ok: true, decision: { event: first, more, notices, result } };
+}
 
 export const reject = (kind: Rejection['kind'], message: string): Outcome<never> => ({
   ok: false,

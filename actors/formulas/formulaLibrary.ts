@@ -1,0 +1,88 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Formula, FormulaProblem } from '../../machines/formulas/formula.ts';
+import { parseFormula } from '../../machines/formulas/parseFormula.ts';
+
+/** Canonical `<name>.toml` and legacy `<name>.formula.toml` (upstream's names). */
+const LEGACY = '.formula.toml';
+const CANONICAL = '.toml';
+/** A formula name: one path segment, nothing that walks the file system. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** A formula file that did not parse, by name. */
+export interface BrokenFormula {
+  name: string;
+  problems: FormulaProblem[];
+}
+
+/** What a scan of the formula directories found. */
+export interface FormulaScan {
+  formulas: Formula[];
+  broken: BrokenFormula[];
+}
+
+/**
+ * The city's formulas, read from its formula directory (`<city>/formulas/`, upstream's layout) on every
+ * call, so an edited file is seen at once. Within the directory `<name>.toml` beats `<name>.formula.toml`.
+ * Effects: reads the directory and files; never writes.
+ */
+export class FormulaLibrary {
+  constructor(readonly dirs: readonly { path: string; label: string }[]) {}
+
+  /** The library of a city directory: its `formulas/` directory. */
+  static forCity(cityPath: string): FormulaLibrary {
+    return new FormulaLibrary([{ path: join(cityPath, 'formulas'), label: 'formulas' }]);
+  }
+
+  /** Every formula file by name (the later directory wins), parsed; the broken ones apart. */
+  async scan(): Promise<FormulaScan> {
+    const files = await this.#files();
+    const formulas: Formula[] = [];
+    const broken: BrokenFormula[] = [];
+    for (const name of [...files.keys()].sort()) {
+      const parsed = await this.#read(name, files.get(name)!);
+      if (parsed.ok) formulas.push(parsed.formula);
+      else broken.push({ name, problems: parsed.problems });
+    }
+    return { formulas, broken };
+  }
+
+  /** The formula `name`: undefined when there is no such file, its problems when it does not parse. */
+  async load(
+    name: string,
+  ): Promise<{ ok: true; formula: Formula } | { ok: false; problems: FormulaProblem[] } | undefined> {
+    if (!NAME.test(name)) return undefined;
+    const file = (await this.#files()).get(name);
+    return file ? this.#read(name, file) : undefined;
+  }
+
+  async #read(name: string, file: { path: string; shown: string }) {
+    const text = await readFile(file.path, 'utf8');
+    return parseFormula(name, file.shown, text);
+  }
+
+  async #files(): Promise<Map<string, { path: string; shown: string }>> {
+    const out = new Map<string, { path: string; shown: string; canonical: boolean }>();
+    for (const dir of this.dirs) {
+      let entries: string[];
+      try {
+        entries = await readdir(dir.path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      const layer = new Map<string, { path: string; shown: string; canonical: boolean }>();
+      for (const entry of entries.sort()) {
+        const canonical = !entry.endsWith(LEGACY);
+        if (!entry.endsWith(CANONICAL)) continue;
+        const name = entry.slice(0, -(canonical ? CANONICAL : LEGACY).length);
+        if (!NAME.test(name)) continue;
+        const seen = layer.get(name);
+        if (seen?.canonical) continue;
+        layer.set(name, { path: join(dir.path, entry), shown: `${dir.label}/${entry}`, canonical });
+      }
+      for (const [name, f] of layer) out.set(name, f);
+    }
+    return out;
+  }
+}

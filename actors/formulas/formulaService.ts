@@ -1,0 +1,138 @@
+import type { BeadStore } from '../beads/beadStore.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { compileFormula, type Recipe } from '../../machines/formulas/compile.ts';
+import {
+  cookDecider,
+  type CookOptions,
+  type CookResult,
+  type ExtraEvents,
+} from '../../machines/formulas/cook.ts';
+import { describeProblem, type Formula, type FormulaProblem } from '../../machines/formulas/formula.ts';
+import { formulaDetail, varDefOf } from '../../machines/formulas/preview.ts';
+import {
+  formulaFeed,
+  formulaRuns,
+  teardownDecider,
+  workflowSnapshot,
+} from '../../machines/formulas/workflowView.ts';
+import type { FormulaDetail, MonitorFeedItem, WorkflowSnapshot } from '../../schemas/formulas.ts';
+import type { FormulaLibrary } from './formulaLibrary.ts';
+
+/** What a cook is asked for. */
+export interface CookRequest {
+  vars?: Record<string, string>;
+  target?: string;
+  title?: string;
+  rootLabels?: string[];
+  rootMetadata?: Record<string, string>;
+  actor?: string;
+  /** Events to append in the same batch (an order's tracking bead and notices). */
+  extra?: ExtraEvents;
+}
+
+/** The problems of a formula file as a 422 naming each file, line and field. */
+export function invalidFormula(name: string, problems: readonly FormulaProblem[]): ValidationError {
+  return new ValidationError(
+    `formula ${name} is invalid: ${problems.map(describeProblem).join('; ')}`,
+    'invalid_formula',
+    {
+      errors: problems.map((p) => ({ location: `${p.file}:${p.line}`, message: p.message, value: p.field })),
+    },
+  );
+}
+
+/**
+ * One city's formulas and workflows: formulas read from its formula directory, cooked into molecules on
+ * its bead store (one decision, one batch), workflows read from and torn down on the store.
+ * Every method throws NotFoundError for an unknown formula or workflow and ValidationError (422) for a
+ * formula that does not parse or compile, before anything is written.
+ */
+export class FormulaService {
+  constructor(
+    readonly city: string,
+    readonly library: FormulaLibrary,
+    readonly store: BeadStore,
+  ) {}
+
+  /** The formula `name`, parsed. @throws NotFoundError, ValidationError (422 `invalid_formula`). */
+  async formula(name: string): Promise<Formula> {
+    const loaded = await this.library.load(name);
+    if (!loaded || (loaded.ok && loaded.formula.type !== 'workflow'))
+      throw new NotFoundError(`formula ${name} not found`);
+    if (!loaded.ok) throw invalidFormula(name, loaded.problems);
+    return loaded.formula;
+  }
+
+  /** Workflow formulas with their variables and runs; `partial` when some files do not parse. */
+  async list() {
+    const scan = await this.library.scan();
+    const items = scan.formulas
+      .filter((f) => f.type === 'workflow')
+      .map((f) => ({
+        name: f.name,
+        description: f.description,
+        var_defs: f.vars.map(varDefOf),
+        ...formulaRuns(this.store.model, f.name, 0),
+      }));
+    return { items, partial: scan.broken.length > 0, total: items.length, broken: scan.broken };
+  }
+
+  /** Compiles `name` with `vars` (strictly for a cook). @throws as {@link formula}; 422 naming the variable. */
+  async compile(
+    name: string,
+    vars: Record<string, string>,
+    strict: boolean,
+    title?: string,
+  ): Promise<{ formula: Formula; recipe: Recipe }> {
+    const formula = await this.formula(name);
+    const compiled = compileFormula(formula, vars, { strict, ...(title ? { title } : {}) });
+    if (!compiled.ok) {
+      const { kind, variable, message } = compiled.problem;
+      throw new ValidationError(message, kind, {
+        errors: [{ location: `body.vars.${variable}`, message, value: variable }],
+      });
+    }
+    return { formula, recipe: compiled.recipe };
+  }
+
+  /** The detail and preview graph: what a cook would create; nothing is written. */
+  async detail(name: string, vars: Record<string, string> = {}): Promise<FormulaDetail> {
+    const strict = Object.keys(vars).length > 0;
+    const { formula, recipe } = await this.compile(name, vars, strict);
+    return formulaDetail(formula, recipe);
+  }
+
+  /** Cooks `name` into a molecule: its whole bead graph as one batch. */
+  async cook(name: string, req: CookRequest = {}): Promise<CookResult> {
+    const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title);
+    const options: CookOptions = { city: this.city };
+    if (req.target) options.target = req.target;
+    if (req.rootLabels) options.rootLabels = req.rootLabels;
+    if (req.rootMetadata) options.rootMetadata = req.rootMetadata;
+    return this.store.decide(cookDecider(recipe, options, req.extra), { actor: req.actor ?? 'api' });
+  }
+
+  /** Runs of `name` (newest first). @throws NotFoundError for an unknown formula. */
+  async runs(name: string, limit?: number) {
+    await this.formula(name);
+    return { formula: name, partial: false, ...formulaRuns(this.store.model, name, limit) };
+  }
+
+  /** Every workflow run, for the monitor feed. */
+  feed(limit?: number): MonitorFeedItem[] {
+    return formulaFeed(this.store.model, this.city, limit);
+  }
+
+  /** `GET /workflow/{id}`. @throws NotFoundError when `id` is not a workflow root. */
+  workflow(id: string): WorkflowSnapshot {
+    const snap = workflowSnapshot(this.store.model, this.city, id, this.store.index);
+    if (!snap) throw new NotFoundError(`workflow ${id} not found`);
+    return snap;
+  }
+
+  /** Closes (or with `remove`, deletes) every bead of workflow `id` in one batch. */
+  async teardown(id: string, remove: boolean, actor = 'api') {
+    const done = await this.store.decide(teardownDecider(id, remove), { actor });
+    return { workflow_id: id, ...done };
+  }
+}

@@ -1,0 +1,24 @@
+import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
+import type { CityServiceFactory } from '../cityServices.ts';
+import { UnavailableError } from '../errors.ts';
+import { FormulaLibrary } from './formulaLibrary.ts';
+import { FormulaService } from './formulaService.ts';
+
+/** The key of the formulas service in `LiveCity.services`. */
+export const FORMULA_SERVICE = 'formulas';
+
+/**
+ * The formulas service (`LiveCity.services.formulas`), started in `resolving_formulas` on the city's bead
+ * store (molecules are beads). It holds no state of its own: nothing to stop.
+ */
+export const formulaServiceFactory: CityServiceFactory = {
+  name: FORMULA_SERVICE,
+  phase: 'resolving_formulas',
+  start: (city) => {
+    const store = city.started?.get(BEAD_SERVICE);
+    if (!(store instanceof BeadStore))
+      return Promise.reject(new UnavailableError(`bead store is not started for city ${city.name}`));
+    const service = new FormulaService(city.name, FormulaLibrary.forCity(city.path), store);
+    return Promise.resolve({ service, stop: () => Promise.resolve() });
+  },
+};

@@ -1,0 +1,189 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { NotFoundError, UnavailableError } from '../../actors/errors.ts';
+import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
+import { FormulaService } from '../../actors/formulas/formulaService.ts';
+import { CityNameParam, indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
+import {
+  FeedBodySchema,
+  FormulaCookBodySchema,
+  FormulaCookResponseSchema,
+  FormulaDetailQuerySchema,
+  FormulaDetailSchema,
+  FormulaLimitQuerySchema,
+  FormulaListBodySchema,
+  FormulaPreviewBodySchema,
+  FormulaRunsSchema,
+  FormulaScopeQuerySchema,
+} from '../../schemas/formulas.ts';
+import { runningCity } from '../cityScope.ts';
+import type { AppDeps } from '../deps.ts';
+
+const tags = ['formulas'];
+const CityParams = Type.Object({ cityName: CityNameParam });
+const NameParams = Type.Object({
+  cityName: CityNameParam,
+  name: Type.String({ minLength: 1, pattern: '\\S', description: 'Formula name.' }),
+});
+
+/**
+ * The formulas service of a running city.
+ * @throws NotFoundError while the city is absent or starting; UnavailableError (503) without the service.
+ */
+export function formulasFor(deps: Pick<AppDeps, 'cities'>, cityName: string): FormulaService {
+  const service = runningCity(deps, cityName).services[FORMULA_SERVICE];
+  if (!(service instanceof FormulaService))
+    throw new UnavailableError(`formulas service is not started for city ${cityName}`);
+  return service;
+}
+
+/** Upstream's scope rule: `scope_kind` and `scope_ref` come together; a city scope names this city. */
+export function checkScope(cityName: string, q: { scope_kind?: string; scope_ref?: string }): void {
+  if (q.scope_kind === undefined && q.scope_ref === undefined) return;
+  if (q.scope_kind !== 'city' || q.scope_ref !== cityName)
+    throw new NotFoundError(`scope ${q.scope_kind ?? ''}:${q.scope_ref ?? ''} not found`);
+}
+
+const setIndex = (reply: FastifyReply, service: FormulaService) =>
+  reply.header('X-GC-Index', String(service.store.index)).header('X-GC-Cache-Age-S', '0');
+
+/**
+ * The formulas family under /v0/city/{cityName}: list, detail (two aliases), preview, runs, feed, and our
+ * cook. Formulas are read from the city's `formulas/` directory; a cook writes the whole molecule as one
+ * batch. Unknown formula → 404; a file that does not parse, a missing variable or a cycle → 422 naming it.
+ */
+export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/v0/city/:cityName/formulas',
+    {
+      schema: {
+        operationId: 'get-v0-city-by-city-name-formulas',
+        summary: 'List workflow formulas',
+        tags,
+        params: CityParams,
+        querystring: FormulaScopeQuerySchema,
+        response: { 200: FormulaListBodySchema },
+      },
+    },
+    async (request) => {
+      checkScope(request.params.cityName, request.query);
+      const { items, partial, total, broken } = await formulasFor(deps, request.params.cityName).list();
+      for (const b of broken) request.log.warn({ formula: b.name, problems: b.problems }, 'formula skipped');
+      return { items, partial, total };
+    },
+  );
+
+  app.get(
+    '/v0/city/:cityName/formulas/feed',
+    {
+      schema: {
+        operationId: 'get-v0-city-by-city-name-formulas-feed',
+        summary: 'Workflow runs, most active first',
+        tags,
+        params: CityParams,
+        querystring: FormulaLimitQuerySchema,
+        response: { 200: indexedResponse(FeedBodySchema, 'Feed items.') },
+      },
+    },
+    (request, reply) => {
+      checkScope(request.params.cityName, request.query);
+      const service = formulasFor(deps, request.params.cityName);
+      setIndex(reply, service);
+      return Promise.resolve({ items: service.feed(request.query.limit), partial: false });
+    },
+  );
+
+  for (const [path, operationId] of [
+    ['/v0/city/:cityName/formulas/:name', 'get-v0-city-by-city-name-formulas-by-name'],
+    ['/v0/city/:cityName/formula/:name', 'get-v0-city-by-city-name-formula-by-name'],
+  ] as const) {
+    app.get(
+      path,
+      {
+        schema: {
+          operationId,
+          summary: 'A formula: its steps, variables and the graph a cook would create',
+          tags,
+          params: NameParams,
+          querystring: FormulaDetailQuerySchema,
+          response: { 200: FormulaDetailSchema },
+        },
+      },
+      async (request) => {
+        checkScope(request.params.cityName, request.query);
+        return formulasFor(deps, request.params.cityName).detail(request.params.name);
+      },
+    );
+  }
+
+  app.post(
+    '/v0/city/:cityName/formulas/:name/preview',
+    {
+      schema: {
+        operationId: 'post-v0-city-by-city-name-formulas-by-name-preview',
+        summary: 'Compile a formula with variables; nothing is written',
+        tags,
+        params: NameParams,
+        headers: MutationHeaders,
+        body: FormulaPreviewBodySchema,
+        response: { 200: FormulaDetailSchema },
+      },
+    },
+    async (request) => {
+      checkScope(request.params.cityName, request.body);
+      return formulasFor(deps, request.params.cityName).detail(request.params.name, request.body.vars ?? {});
+    },
+  );
+
+  app.get(
+    '/v0/city/:cityName/formulas/:name/runs',
+    {
+      schema: {
+        operationId: 'get-v0-city-by-city-name-formulas-by-name-runs',
+        summary: 'Recent runs of a formula',
+        tags,
+        params: NameParams,
+        querystring: FormulaLimitQuerySchema,
+        response: { 200: FormulaRunsSchema },
+      },
+    },
+    async (request) => {
+      checkScope(request.params.cityName, request.query);
+      return formulasFor(deps, request.params.cityName).runs(request.params.name, request.query.limit);
+    },
+  );
+
+  app.post(
+    '/v0/city/:cityName/formulas/:name/cook',
+    {
+      schema: {
+        operationId: 'cook-formula',
+        summary: 'Cook a formula into a molecule (its whole bead graph, one atomic batch)',
+        tags,
+        params: NameParams,
+        headers: MutationHeaders,
+        body: Type.Optional(FormulaCookBodySchema),
+        response: { 201: indexedResponse(FormulaCookResponseSchema, 'The workflow created.') },
+      },
+    },
+    async (request, reply) => {
+      const service = formulasFor(deps, request.params.cityName);
+      const body = request.body ?? {};
+      const { root, beads } = await service.cook(request.params.name, {
+        ...(body.vars ? { vars: body.vars } : {}),
+        ...(body.target ? { target: body.target } : {}),
+        ...(body.title ? { title: body.title } : {}),
+      });
+      setIndex(reply, service).code(201);
+      return {
+        workflow_id: root.id,
+        root_bead_id: root.id,
+        formula: request.params.name,
+        bead_ids: beads.map((b) => b.id),
+      };
+    },
+  );
+}
