@@ -36,6 +36,11 @@ export interface CityConfig {
   bootstrapProfile?: string;
   agents: AgentConfig[];
   namedSessions?: NamedSessionConfig[];
+  /**
+   * `[session]`: the session lifecycle's thresholds for this city, as durations (`startup_timeout = "60s"`,
+   * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
+   */
+  session?: Record<string, string | number>;
 }
 
 export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');
@@ -109,5 +114,15 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     ...(str(ws.bootstrap_profile) ? { bootstrapProfile: str(ws.bootstrap_profile)! } : {}),
     agents,
     namedSessions,
+    ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
   };
+}
+
+function sessionTable(table: object): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(table)) {
+    if (typeof v === 'string' || typeof v === 'number') out[k] = v;
+    else if (typeof v === 'bigint') out[k] = Number(v);
+  }
+  return out;
 }

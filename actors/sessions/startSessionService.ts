@@ -9,6 +9,7 @@ import type { CityService, CityServiceContext, CityServiceFactory } from '../cit
 import { UnavailableError } from '../errors.ts';
 import { defaultLogger } from '../logger.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
+import { parseDuration } from '../config.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE } from './sessionApi.ts';
 import { SessionService } from './sessionService.ts';
@@ -62,7 +63,7 @@ export async function startSessionService(
     runtime,
     config: city.config,
     logger: city.logger ?? defaultLogger(),
-    ...(options.thresholds ? { thresholds: options.thresholds } : {}),
+    thresholds: { ...thresholdsFrom(city.config.session ?? {}), ...options.thresholds },
     ...(options.env ? { env: options.env } : {}),
   });
   await service.startService();
@@ -76,4 +77,43 @@ export function sessionServiceFactory(options: SessionServiceFactoryOptions = {}
     phase: 'validating_agents',
     start: (city) => startSessionService(city, options),
   };
+}
+
+/** `[session]` keys of city.toml (upstream-style snake case) → threshold fields. */
+const DURATIONS: Record<string, keyof SessionThresholds> = {
+  tick: 'tickMs',
+  patrol_interval: 'tickMs',
+  startup_timeout: 'startupTimeoutMs',
+  stability: 'stabilityMs',
+  quarantine: 'quarantineMs',
+  restart_backoff: 'backoffBaseMs',
+  restart_backoff_max: 'backoffMaxMs',
+  idle_timeout: 'idleTimeoutMs',
+  drain_timeout: 'drainTimeoutMs',
+  create_timeout: 'createWaitMs',
+  message_timeout: 'messageTimeoutMs',
+};
+const COUNTS: Record<string, keyof SessionThresholds> = {
+  max_wake_attempts: 'maxWakeAttempts',
+  max_wakes_per_tick: 'maxWakesPerTick',
+};
+
+/**
+ * The thresholds a city's `[session]` table sets. @throws Error naming the key for a bad value (the city's
+ * start fails with it, as for any other bad city.toml).
+ */
+export function thresholdsFrom(table: Record<string, string | number>): Partial<SessionThresholds> {
+  const out: Partial<SessionThresholds> = {};
+  for (const [key, value] of Object.entries(table)) {
+    try {
+      if (key in DURATIONS)
+        out[DURATIONS[key]!] = parseDuration(typeof value === 'number' ? `${value}ms` : value);
+      else if (key in COUNTS && typeof value === 'number' && Number.isInteger(value) && value >= 0) {
+        out[COUNTS[key]!] = value;
+      } else throw new Error(`unknown key or bad value ${JSON.stringify(value)}`);
+    } catch (err) {
+      throw new Error(`city.toml [session] ${key}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  return out;
 }
