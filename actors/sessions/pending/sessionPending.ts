@@ -6,7 +6,16 @@
  */
 import { ConflictError, ValidationError } from '../../errors.ts';
 import type { SessionRecord } from '../../../machines/sessions/sessionRecord.ts';
-import type { SessionService } from '../sessionService.ts';
+import type { RuntimeProvider } from '../runtime/provider.ts';
+import type { SessionBook } from '../sessionBook.ts';
+import type { SessionReconciler } from '../sessionReconciler.ts';
+
+/** What pending detection needs of the session service (not the service itself: it calls this). */
+export interface PendingHost {
+  readonly book: SessionBook;
+  readonly reconciler: SessionReconciler;
+  readonly runtime: RuntimeProvider;
+}
 import { detectPending, type PendingInteraction } from './detect.ts';
 import { APPROVAL_KEYS, APPROVAL_OPTIONS, PENDING_SCREEN_LINES } from './patterns.ts';
 
@@ -41,7 +50,7 @@ export class InteractionConflictError extends ConflictError {
 
 export class SessionPending {
   constructor(
-    readonly service: SessionService,
+    readonly service: PendingHost,
     readonly options: PendingOptions = {},
   ) {}
 
