@@ -9,6 +9,7 @@ import { FormulaService } from '../../actors/formulas/formulaService.ts';
 import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
 import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
 import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
 import type { App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { memoryApp } from '../helpers/app.ts';
@@ -22,6 +23,8 @@ export interface FormulaHarness {
   app: App;
   deps: AppDeps;
   journal: Journal;
+  /** The city's one log runtime, shared by its services. */
+  log: LogRuntime;
   beads: BeadService;
   formulas: FormulaService;
   base: string;
@@ -44,8 +47,14 @@ export async function formulaHarness(t: Test): Promise<FormulaHarness> {
   let extras: Record<string, unknown> = {};
   const open = async () => {
     const journal = await backend.open(location);
-    const beads = await startBeadService({ name, path: dir, journal });
-    return { journal, beads, formulas: new FormulaService(name, FormulaLibrary.forCity(dir), beads.service) };
+    const log = new LogRuntime(journal, 0);
+    const beads = await startBeadService({ name, path: dir, journal, log });
+    return {
+      journal,
+      log,
+      beads,
+      formulas: new FormulaService(name, FormulaLibrary.forCity(dir), beads.service),
+    };
   };
   const first = await open();
   const h: FormulaHarness = {
@@ -59,6 +68,7 @@ export async function formulaHarness(t: Test): Promise<FormulaHarness> {
     events: () => h.journal.list({ afterSeq: 0, limit: 1_000_000 }),
     restart: async () => {
       await h.beads.stop();
+      await h.log.close();
       await backend.close();
       backend = new FileJournalBackend();
       Object.assign(h, await open());
@@ -79,6 +89,7 @@ export async function formulaHarness(t: Test): Promise<FormulaHarness> {
   t.teardown(async () => {
     await app.close();
     await h.beads.stop();
+    await h.log.close();
     await backend.close();
     await rm(dir, { recursive: true, force: true });
   });

@@ -1,0 +1,312 @@
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BeadStore } from '../beads/beadStore.ts';
+import { NotFoundError } from '../errors.ts';
+import type { FormulaService } from '../formulas/formulaService.ts';
+import type { JournalEvent } from '../journal/journal.ts';
+import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
+import type { FormulaProblem } from '../../machines/formulas/formula.ts';
+import {
+  execDoneDecider,
+  firingRecords,
+  OrderLabel,
+  plainFiringDecider,
+  SLOT_KEY,
+  type Firing,
+} from '../../machines/orders/fire.ts';
+import { parseOrder, type Order } from '../../machines/orders/order.ts';
+import { evaluate, type Evaluation, type OrderState } from '../../machines/orders/schedule.ts';
+
+/** Our journaled enable/disable of an order (subject = scoped name; docs/compatibility.md). */
+export const ORDER_ENABLED = 'order.enabled';
+export const ORDER_DISABLED = 'order.disabled';
+
+/** Runs an exec order's command (injectable for tests). */
+export type ExecRunner = (
+  command: string,
+  opts: { cwd: string; timeoutMs: number },
+) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+const shell: ExecRunner = (command, { cwd, timeoutMs }) =>
+  new Promise((resolve) => {
+    execFile('sh', ['-c', command], { cwd, timeout: timeoutMs }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+
+/** Options of {@link OrderService}. */
+export interface OrderServiceOptions {
+  clock?: () => number;
+  /** The scheduler's tick (default 15 s); 0 = no timer (ticks are driven by the caller, as tests do). */
+  tickMs?: number;
+  exec?: ExecRunner;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * One city's orders and their scheduler. Orders are read from `<city>/orders/<name>.toml`. What has
+ * happened is only in the city log: each firing (and each recorded skip of missed slots) is one batch
+ * through the bead store — tracking bead, cooked molecule, `order.fired` — so after a restart the
+ * scheduler rebuilds each order's last slot from the beads and fires no slot twice. Enable/disable are
+ * journaled (`order.enabled` / `order.disabled`) and folded from the log.
+ */
+export class OrderService {
+  #orders = new Map<string, Order>();
+  #broken: { name: string; problems: FormulaProblem[] }[] = [];
+  readonly #state = new Map<string, OrderState>();
+  readonly #overrides = new Map<string, boolean>();
+  readonly #newestSeq = new Map<string, number>();
+  readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<number> | undefined;
+  readonly #running = new Set<Promise<void>>();
+  readonly clock: () => number;
+
+  constructor(
+    readonly city: string,
+    readonly path: string,
+    readonly store: BeadStore,
+    readonly formulas: FormulaService,
+    readonly log: LogRuntime,
+    private readonly options: OrderServiceOptions = {},
+  ) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Folds the log (enable/disable, newest seq per type), reads the orders, rebuilds state, starts ticking. */
+  async start(): Promise<void> {
+    await this.log.attach(this.#folder, 0);
+    await this.reload();
+    this.#rebuild();
+    const tick = this.options.tickMs ?? 15_000;
+    if (tick > 0) {
+      this.#timer = setInterval(() => {
+        if (!this.#ticking) void this.tick().catch((err) => this.options.onError?.(err));
+      }, tick);
+      this.#timer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#ticking?.catch(() => undefined);
+    await Promise.all(this.#running);
+    this.log.detach(this.#folder);
+  }
+
+  /** Re-reads `orders/`. Effects: reads files. */
+  async reload(): Promise<void> {
+    const dir = join(this.path, 'orders');
+    let entries: string[] = [];
+    try {
+      entries = (await readdir(dir)).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const orders = new Map<string, Order>();
+    const broken: { name: string; problems: FormulaProblem[] }[] = [];
+    for (const entry of entries) {
+      if (!entry.endsWith('.toml')) continue;
+      const name = entry.replace(/(\.order)?\.toml$/, '');
+      if (orders.has(name) && entry.endsWith('.order.toml')) continue;
+      const parsed = parseOrder(name, `orders/${entry}`, await readFile(join(dir, entry), 'utf8'));
+      if (parsed.ok) orders.set(name, parsed.order);
+      else broken.push({ name, problems: parsed.problems });
+    }
+    this.#orders = orders;
+    this.#broken = broken;
+  }
+
+  /** Replaces the orders (the benchmark's 10,000 without files). */
+  setOrders(orders: Iterable<Order>): void {
+    this.#orders = new Map([...orders].map((o) => [o.scopedName, o]));
+  }
+
+  get broken() {
+    return this.#broken;
+  }
+
+  /** Every order with its effective enabled flag. */
+  list(): (Order & { effectiveEnabled: boolean })[] {
+    return [...this.#orders.values()].map((o) => ({ ...o, effectiveEnabled: this.enabled(o) }));
+  }
+
+  enabled(o: Order): boolean {
+    return this.#overrides.get(o.scopedName) ?? o.enabled;
+  }
+
+  /** The order `name`. @throws NotFoundError. */
+  get(name: string): Order {
+    const o = this.#orders.get(name);
+    if (!o) throw new NotFoundError(`order ${name} not found`);
+    return o;
+  }
+
+  state(name: string): OrderState {
+    return this.#state.get(name) ?? {};
+  }
+
+  /** What each enabled order would do now, and why (`/orders/check`). */
+  check(now = this.clock()): { order: Order; evaluation: Evaluation; state: OrderState }[] {
+    return [...this.#orders.values()].map((order) => ({
+      order,
+      state: this.state(order.scopedName),
+      evaluation: this.enabled(order)
+        ? this.#evaluate(order, now)
+        : { due: false, reason: 'disabled', fire: [] },
+    }));
+  }
+
+  #evaluate(order: Order, now: number): Evaluation {
+    const seq = order.trigger.kind === 'event' ? (this.#newestSeq.get(order.trigger.on) ?? 0) : 0;
+    return evaluate(order, this.state(order.scopedName), now, seq);
+  }
+
+  /** Journals an enable or disable (a no-op when already so). @throws NotFoundError. */
+  async setEnabled(name: string, enabled: boolean, actor = 'api'): Promise<void> {
+    const order = this.get(name);
+    if (this.enabled(order) === enabled) return;
+    await this.log.appendCustom({
+      type: enabled ? ORDER_ENABLED : ORDER_DISABLED,
+      actor,
+      subject: order.scopedName,
+    });
+  }
+
+  /**
+   * One scheduler tick at `now`: every enabled order is evaluated; each due slot (and each run of missed
+   * slots to record as skipped) is written as one batch before the next is decided. Resolves the number
+   * of firings written.
+   */
+  tick(now = this.clock()): Promise<number> {
+    const run = this.#tick(now).finally(() => (this.#ticking = undefined));
+    this.#ticking = run;
+    return run;
+  }
+
+  async #tick(now: number): Promise<number> {
+    let written = 0;
+    for (const order of this.#orders.values()) {
+      if (!this.enabled(order)) continue;
+      const ev = this.#evaluate(order, now);
+      if (!ev.due && !ev.skipped) continue;
+      const slots = ev.fire.length > 0 ? ev.fire : [undefined];
+      for (let i = 0; i < slots.length; i++) {
+        const firing: Firing = { order, slot: slots[i] };
+        if (i === 0 && ev.skipped) firing.skipped = ev.skipped;
+        try {
+          await this.fire(firing, now);
+        } catch (err) {
+          // A formula that no longer cooks: the slot is recorded as a failed run, never dropped.
+          firing.failed = err instanceof Error ? err.message : String(err);
+          await this.store.decide(plainFiringDecider(firing), { actor: 'controller' });
+          this.#recorded(order, firing, now, false);
+        }
+        written++;
+      }
+    }
+    return written;
+  }
+
+  /** Writes one firing (and cooks its formula in the same batch); runs an exec order's command after. */
+  async fire(f: Firing, now = this.clock()): Promise<void> {
+    const { order } = f;
+    let tracking: { id: string } | undefined;
+    if (order.formula && f.slot !== undefined && f.failed === undefined) {
+      const pool = order.pool;
+      await this.formulas.cook(order.formula, {
+        actor: 'controller',
+        rootLabels: [OrderLabel.run(order.scopedName)],
+        ...(pool ? { target: pool } : {}),
+        extra: (root, next, ctx) => firingRecords(f, this.store.model.prefix, next, ctx, root),
+      });
+    } else {
+      tracking = (await this.store.decide(plainFiringDecider(f), { actor: 'controller' })).tracking;
+    }
+    this.#recorded(order, f, now, tracking !== undefined);
+    if (tracking && order.exec) this.#runExec(order, tracking.id);
+  }
+
+  #recorded(order: Order, f: Firing, now: number, running: boolean): void {
+    const s = { ...this.state(order.scopedName) };
+    const slot = f.slot ?? f.skipped?.to;
+    if (slot !== undefined && (s.lastSlot === undefined || slot > s.lastSlot)) s.lastSlot = slot;
+    if (f.slot !== undefined) s.lastRun = now;
+    s.running = running;
+    this.#state.set(order.scopedName, s);
+  }
+
+  #runExec(order: Order, trackingId: string): void {
+    const exec = this.options.exec ?? shell;
+    const started = this.clock();
+    const p = exec(order.exec!, { cwd: this.path, timeoutMs: order.timeoutMs })
+      .then((out) =>
+        this.store.decide(
+          execDoneDecider(order, trackingId, out.code === 0, { ...out, ms: this.clock() - started }),
+          { actor: 'controller' },
+        ),
+      )
+      .then(() => {
+        const s = this.#state.get(order.scopedName);
+        if (s) s.running = false;
+      })
+      .catch((err) => this.options.onError?.(err))
+      .finally(() => this.#running.delete(p));
+    this.#running.add(p);
+  }
+
+  /** Each order's last slot and run, from the beads labelled `order-run:<name>` (the journal's record). */
+  #rebuild(): void {
+    const labels = this.store.model.indexes.byLabel;
+    for (const order of this.#orders.values()) {
+      const label = OrderLabel.run(order.scopedName);
+      const s: OrderState = {};
+      for (const half of [labels.open, labels.closed]) {
+        for (const id of half.get(label) ?? []) {
+          const bead = this.store.model.beads.get(id)?.bead;
+          const slot = Number(bead?.metadata?.[SLOT_KEY]);
+          if (!bead || !Number.isFinite(slot) || bead.metadata?.[SLOT_KEY] === undefined) continue;
+          if (s.lastSlot === undefined || slot > s.lastSlot) s.lastSlot = slot;
+          if (bead.labels?.includes(OrderLabel.Tracking)) {
+            const at = Date.parse(bead.created_at);
+            if (s.lastRun === undefined || at > s.lastRun) s.lastRun = at;
+            if (bead.status !== 'closed') s.running = true;
+          }
+        }
+      }
+      this.#state.set(order.scopedName, s);
+    }
+  }
+
+  #fold(events: readonly JournalEvent[]): void {
+    for (const e of events) {
+      this.#newestSeq.set(e.type, e.seq);
+      if (e.type === ORDER_ENABLED && e.subject) this.#overrides.set(e.subject, true);
+      else if (e.type === ORDER_DISABLED && e.subject) this.#overrides.set(e.subject, false);
+    }
+  }
+
+  /** Order history: newest first, the beads labelled `order-run:<name>`. */
+  history(name: string, limit = 20, before?: string) {
+    const ids = [
+      ...(this.store.model.indexes.byLabel.open.get(OrderLabel.run(name)) ?? []),
+      ...(this.store.model.indexes.byLabel.closed.get(OrderLabel.run(name)) ?? []),
+    ];
+    return ids
+      .map((id) => this.store.model.beads.get(id)!)
+      .filter((e) => e && (before === undefined || e.bead.created_at < before))
+      .sort((a, b) => b.ordinal - a.ordinal)
+      .slice(0, limit)
+      .map((e) => e.bead);
+  }
+
+  /** A run record by bead id. @throws NotFoundError when it is not one. */
+  run(beadId: string) {
+    const bead = this.store.model.beads.get(beadId)?.bead;
+    if (!bead || !bead.labels?.some((l) => l.startsWith('order-run:')))
+      throw new NotFoundError(`order run ${beadId} not found`);
+    return bead;
+  }
+}

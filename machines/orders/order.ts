@@ -1,0 +1,154 @@
+import { parse, TomlError } from 'smol-toml';
+import { parseCron, type Cron } from './cron.ts';
+import type { FormulaProblem } from '../formulas/formula.ts';
+
+/** What fires an order (upstream's `gate`, later `trigger`). */
+export type Trigger =
+  | { kind: 'cron'; schedule: string; cron: Cron }
+  | { kind: 'cooldown'; interval: string; intervalMs: number }
+  | { kind: 'event'; on: string }
+  | { kind: 'manual' };
+
+/** What to do with the slots a scheduler missed (it was down): see `schedule.ts`. */
+export type CatchUp = 'latest' | 'all' | 'none';
+
+/** One order, from `orders/<name>.toml` (`[order]` table). */
+export interface Order {
+  name: string;
+  /** `<name>` (rig orders are not served yet). */
+  scopedName: string;
+  description?: string;
+  formula?: string;
+  exec?: string;
+  pool?: string;
+  trigger: Trigger;
+  catchUp: CatchUp;
+  /** Configured default; a journaled enable/disable overrides it. */
+  enabled: boolean;
+  timeout?: string;
+  timeoutMs: number;
+  file: string;
+}
+
+const KEYS = new Set([
+  'description',
+  'formula',
+  'exec',
+  'gate',
+  'trigger',
+  'schedule',
+  'interval',
+  'on',
+  'pool',
+  'timeout',
+  'enabled',
+  'catch_up',
+]);
+
+/** A Go duration (`30s`, `1h30m`, `500ms`) in ms, or undefined. This is a pure function. */
+export function goDurationMs(s: string): number | undefined {
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  let total = 0;
+  let used = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+    used += m[0].length;
+  }
+  return used === s.length && used > 0 ? total : undefined;
+}
+
+/**
+ * Parses `orders/<name>.toml`: exactly one of `formula` / `exec` (exec without `pool`), a trigger
+ * (`gate` or `trigger`: cron needs `schedule`, cooldown `interval`, event `on`; manual needs nothing), and
+ * our `catch_up` (latest | all | none, default latest). Problems name file, line and field.
+ * This is a pure function.
+ */
+export function parseOrder(
+  name: string,
+  file: string,
+  text: string,
+): { ok: true; order: Order } | { ok: false; problems: FormulaProblem[] } {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text);
+  } catch (err) {
+    const line = err instanceof TomlError ? err.line : 1;
+    return {
+      ok: false,
+      problems: [{ file, line, field: '(syntax)', message: String((err as Error).message).split('\n')[0]! }],
+    };
+  }
+  const lines = text.split(/\r?\n/);
+  const lineOf = (key: string) => {
+    const i = lines.findIndex((l) => new RegExp(`^\\s*${key}\\s*=`).test(l));
+    return i < 0 ? 1 : i + 1;
+  };
+  const problems: FormulaProblem[] = [];
+  const at = (key: string, message: string) =>
+    problems.push({ file, line: lineOf(key), field: `order.${key}`, message });
+  const o = doc.order;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) {
+    return {
+      ok: false,
+      problems: [{ file, line: 1, field: 'order', message: 'an [order] table is required' }],
+    };
+  }
+  const t = o as Record<string, unknown>;
+  for (const k of Object.keys(t)) if (!KEYS.has(k)) at(k, 'unknown field');
+  const str = (k: string): string | undefined => {
+    const v = t[k];
+    if (v === undefined) return undefined;
+    if (typeof v === 'string' && v !== '') return v;
+    at(k, 'must be a non-empty string');
+    return undefined;
+  };
+  const formula = str('formula');
+  const exec = str('exec');
+  const pool = str('pool');
+  if ((formula === undefined) === (exec === undefined))
+    at(formula ? 'exec' : 'formula', 'exactly one of formula and exec is required');
+  if (exec && pool) at('pool', 'an exec order cannot have a pool');
+  const kind = str('trigger') ?? str('gate');
+  let trigger: Trigger | undefined;
+  if (kind === 'cron') {
+    const schedule = str('schedule');
+    const cron = schedule === undefined ? 'schedule is required for a cron trigger' : parseCron(schedule);
+    if (typeof cron === 'string') at('schedule', cron);
+    else trigger = { kind, schedule: schedule!, cron };
+  } else if (kind === 'cooldown') {
+    const interval = str('interval');
+    const ms = interval === undefined ? undefined : goDurationMs(interval);
+    if (!ms) at('interval', 'a cooldown trigger needs interval as a positive Go duration');
+    else trigger = { kind, interval: interval!, intervalMs: ms };
+  } else if (kind === 'event') {
+    const on = str('on');
+    if (!on) at('on', 'an event trigger needs on (an event type)');
+    else trigger = { kind, on };
+  } else if (kind === 'manual') trigger = { kind };
+  else at(t.trigger === undefined ? 'gate' : 'trigger', 'must be one of cron, cooldown, event, manual');
+  const catchUp = t.catch_up ?? 'latest';
+  if (catchUp !== 'latest' && catchUp !== 'all' && catchUp !== 'none')
+    at('catch_up', 'must be latest, all or none');
+  const enabled = t.enabled ?? true;
+  if (typeof enabled !== 'boolean') at('enabled', 'must be a boolean');
+  const timeout = str('timeout');
+  const timeoutMs = timeout === undefined ? (exec ? 300_000 : 30_000) : goDurationMs(timeout);
+  if (timeoutMs === undefined) at('timeout', 'must be a Go duration');
+  if (problems.length > 0 || !trigger) return { ok: false, problems };
+  const order: Order = {
+    name,
+    scopedName: name,
+    trigger,
+    catchUp: catchUp as CatchUp,
+    enabled: enabled as boolean,
+    timeoutMs: timeoutMs!,
+    file,
+  };
+  const description = str('description');
+  if (description) order.description = description;
+  if (formula) order.formula = formula;
+  if (exec) order.exec = exec;
+  if (pool) order.pool = pool;
+  if (timeout) order.timeout = timeout;
+  return { ok: true, order };
+}
