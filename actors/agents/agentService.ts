@@ -123,11 +123,15 @@ export class AgentService implements AgentApi {
       sessions: this.#facts(),
       demand: this.#demand,
     });
-    for (const a of actions) {
-      if (this.#stopped) return;
-      if (a.kind === 'create') await this.opts.sessions.createFor(a.template, a.instance, a.origin);
-      else await this.opts.sessions.close(a.id, {}, { actor: 'gc' });
-    }
+    if (this.#stopped) return;
+    // Creates go together (one group-committed round); closes stop runtimes, each on its own.
+    await Promise.all(
+      actions.map((a) =>
+        a.kind === 'create'
+          ? this.opts.sessions.createFor(a.template, a.instance, a.origin)
+          : this.opts.sessions.close(a.id, {}, { actor: 'gc' }),
+      ),
+    );
   }
 
   async #scaleCheck(t: AgentTemplate): Promise<void> {

@@ -48,6 +48,8 @@ export class SessionReconciler {
   #pass: Promise<void> | undefined;
   #again = false;
   #stopped = false;
+  /** Starts in flight: `maxWakesPerTick` bounds them across passes, not only within one. */
+  #starting = 0;
   /** Sessions that must not start yet (the agent layer's start waves); asked once per pass. */
   held: () => ReadonlySet<string> = () => new Set();
   /** Tick durations (ms) of the last passes, for the bench. */
@@ -156,6 +158,7 @@ export class SessionReconciler {
       seen,
       busy: this.#busy,
       held: this.held(),
+      starting: this.#starting,
       now: this.deps.now(),
       thresholds: this.deps.thresholds,
     });
@@ -186,7 +189,12 @@ export class SessionReconciler {
     const now = this.deps.now();
     switch (action.kind) {
       case 'start':
-        return this.#start(action.id);
+        this.#starting++;
+        try {
+          return await this.#start(action.id);
+        } finally {
+          this.#starting--;
+        }
       case 'adopt':
         await book.decide((m, ctx) => decideStarted(m, action.id, now, book.snapshotOf, ctx));
         return;

@@ -30,6 +30,8 @@ export interface PlanInput {
   busy: ReadonlySet<string>;
   /** Sessions that must not start yet (their agent waits on a dependency: start waves). */
   held?: ReadonlySet<string>;
+  /** Starts already running (from earlier passes): they count toward `maxWakesPerTick`. */
+  starting?: number;
   now: number;
   thresholds: SessionThresholds;
 }
@@ -38,9 +40,17 @@ export interface PlanInput {
 export const needsObservation = (sessions: readonly SessionRecord[]): boolean =>
   sessions.some((s) => !s.closed && s.state !== 'suspended' && s.state !== 'archived');
 
-export function planTick({ sessions, seen, busy, held, now, thresholds: t }: PlanInput): SessionAction[] {
+export function planTick({
+  sessions,
+  seen,
+  busy,
+  held,
+  starting,
+  now,
+  thresholds: t,
+}: PlanInput): SessionAction[] {
   const actions: SessionAction[] = [];
-  let starts = 0;
+  let starts = starting ?? 0;
   for (const s of sessions) {
     if (s.closed || busy.has(s.id)) continue;
     const rt = seen.get(s.sessionName);

@@ -57,7 +57,15 @@ export function mockAgentCommand(...args: string[]): string {
   return [process.execPath, mockAgentPath(), ...args].map(shellQuote).join(' ');
 }
 
-export function builtinPresets(): Record<string, ProviderPreset> {
+let presets: Readonly<Record<string, ProviderPreset>> | undefined;
+
+/** The builtin presets (made once: the mock agent's path is looked up on the disk). */
+export function builtinPresets(): Readonly<Record<string, ProviderPreset>> {
+  presets ??= makePresets();
+  return presets;
+}
+
+function makePresets(): Record<string, ProviderPreset> {
   return {
     mock: {
       name: 'mock',
