@@ -3,7 +3,7 @@ import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
 import { listCityEvents } from '../../http/events/cityList.ts';
 import { INTERNAL_EVENT_TYPES, isInternalEvent } from '../../actors/feed/visibility.ts';
-import { isRegisteredEventType } from '../../schemas/eventCatalog.ts';
+import { isRegisteredEventType, OUR_EVENT_PAYLOADS } from '../../schemas/eventCatalog.ts';
 import { eventsServer } from '../helpers/eventsServer.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 
@@ -261,7 +261,12 @@ t.test('the city list pages over served events only: next_cursor and total stay 
 });
 
 t.test("only types upstream never emits are internal, and never a user's custom event", async (t) => {
-  t.same([...INTERNAL_EVENT_TYPES].sort(), ['request.accepted', 'supervisor.stopped']);
+  t.same(
+    [...INTERNAL_EVENT_TYPES].sort(),
+    Object.keys(OUR_EVENT_PAYLOADS).sort(),
+    'exactly our own part of the catalogue',
+  );
+  t.ok(INTERNAL_EVENT_TYPES.has('request.accepted') && INTERNAL_EVENT_TYPES.has('agent.config_changed'));
   for (const type of INTERNAL_EVENT_TYPES) {
     t.notOk(isRegisteredEventType(type), `${type} is not in upstream's catalog`);
     t.ok(isInternalEvent(SUPERVISOR_LOG, { type }));

@@ -71,6 +71,9 @@ const PARAMS: Param[] = [
   { path: '/v0/city/{cityName}/agent/{dir}/{base}/output', name: 'tail' },
   { path: '/v0/city/{cityName}/extmsg/transcript', name: 'after_sequence' },
   { path: '/v0/city/{cityName}/extmsg/transcript', name: 'limit' },
+  // The harness city runs no formulas service: good values pass validation and reach the 503.
+  { path: '/v0/city/{cityName}/formulas/feed', name: 'limit', answers: 503 },
+  { path: '/v0/city/{cityName}/formulas/{name}/runs', name: 'limit', answers: 503 },
   { path: '/v0/city/{cityName}/session/{id}/transcript', name: 'tail', maximum: 1_000_000, answers: 503 },
   {
     path: '/v0/city/{cityName}/session/{id}/transcript',

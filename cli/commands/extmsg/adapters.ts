@@ -9,7 +9,13 @@ export default class ExtmsgAdapters extends GcCommand {
   static override summary = 'List the external messaging adapters of the city in scope.';
   static override description =
     'Reads GET /v0/city/{city}/extmsg/adapters and prints one ExtmsgAdapterInfo object ({provider, account_id, name}) per line. Adapters are registered by the adapters themselves (POST /extmsg/adapters) and survive a supervisor restart.';
-  static override examples = [{ description: 'Every adapter', command: '<%= config.bin %> extmsg adapters' }];
+  static override examples = [
+    { description: 'Every adapter', command: '<%= config.bin %> extmsg adapters' },
+    {
+      description: 'The adapters of another city',
+      command: '<%= config.bin %> extmsg adapters --city harbor',
+    },
+  ];
   static override flags = { ...sessionFlags };
 
   async run(): Promise<void> {

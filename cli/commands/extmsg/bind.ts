@@ -18,6 +18,11 @@ export default class ExtmsgBind extends GcCommand {
       command:
         '<%= config.bin %> extmsg bind --provider slack --account T01 --conversation C42 --session gc-3',
     },
+    {
+      description: 'The same in another city',
+      command:
+        '<%= config.bin %> extmsg bind --city harbor --provider slack --account T01 --conversation C42 --session gc-3',
+    },
   ];
   static override flags = {
     ...sessionFlags,

@@ -18,6 +18,11 @@ export default class ExtmsgSend extends GcCommand {
       command:
         "<%= config.bin %> extmsg send gc-3 'build is green' --provider slack --account T01 --conversation C42",
     },
+    {
+      description: 'Fail unless the adapter acknowledged at once',
+      command:
+        "<%= config.bin %> extmsg send gc-3 'deployed' --provider slack --account T01 --conversation C42 --strict",
+    },
   ];
   static override args = {
     session: Args.string({ description: 'the posting session', required: true }),

@@ -16,6 +16,10 @@ export default class ExtmsgTranscript extends GcCommand {
       command:
         '<%= config.bin %> extmsg transcript --provider slack --account T01 --conversation C42 --after 10',
     },
+    {
+      description: 'The whole conversation',
+      command: '<%= config.bin %> extmsg transcript --provider slack --account T01 --conversation C42',
+    },
   ];
   static override flags = {
     ...sessionFlags,
