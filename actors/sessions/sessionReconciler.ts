@@ -5,6 +5,7 @@
  * idle stops, the end of a quarantine, and creates that waited too long. Each effect runs on its own and
  * pokes the next pass when it ends; a session has at most one effect in flight.
  */
+import { randomUUID } from 'node:crypto';
 import { randomHex } from '../randomHex.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -239,7 +240,8 @@ export class SessionReconciler {
       // Never stop a session another token runs: only ours (a start that failed half-way) is cleaned up.
       if (!(err instanceof SessionExistsError)) await runtime.stop(s.sessionName).catch(() => undefined);
       const message = (err as Error).message;
-      await book.decide((m, ctx) => decideStartFailed(m, id, message, this.deps.now(), t, ctx));
+      const freshKey = s.meta[K.sessionKey] ? randomUUID() : undefined;
+      await book.decide((m, ctx) => decideStartFailed(m, id, message, this.deps.now(), t, ctx, freshKey));
       return;
     }
     this.#seen.set(s.sessionName, { running: true, lastActivity: this.deps.now(), token });
@@ -248,7 +250,7 @@ export class SessionReconciler {
 
   #startConfig(s: SessionRecord, token: string) {
     const preset = builtinPresets()[s.provider];
-    const firstStart = !s.meta[K.creationCompleteAt];
+    const firstStart = !s.meta[K.creationCompleteAt] || s.meta[K.freshStart] === '1';
     const sessionKey = s.meta[K.sessionKey];
     const firstMessage = s.meta['gc.first_message'];
     const command = launchCommand(s.command, preset, {

@@ -221,6 +221,7 @@ export function decideStarted(
     [K.wake]: '',
     [K.notBefore]: '',
     [K.createRequest]: '',
+    [K.freshStart]: '',
   };
   if (!s.meta[K.creationCompleteAt]) meta[K.creationCompleteAt] = iso(nowMs);
   return patch(model, s, meta, ctx, (after, bead) => {
@@ -250,6 +251,8 @@ export function decideStartFailed(
   nowMs: number,
   t: SessionThresholds,
   ctx: EventContext,
+  /** A new conversation id, used when the failed start was a resume (stale key). */
+  freshKey?: string,
 ): Outcome<SessionRecord> {
   const s = sessionIn(model, id);
   if (refused(s)) return s;
@@ -272,6 +275,26 @@ export function decideStartFailed(
         ...failRequests(s, 'session stopped before delivery', ctx),
       ],
       { status: 'closed' },
+    );
+  }
+  // A resume that died at start found no conversation (upstream's stale key): start fresh once, with a new
+  // key, not counted as a crash.
+  const resumed = s.meta[K.sessionKey] && s.meta[K.creationCompleteAt] && s.meta[K.freshStart] !== '1';
+  if (resumed && freshKey) {
+    const epoch = Number(s.meta[K.continuationEpoch] ?? '1');
+    return patch(
+      model,
+      s,
+      {
+        [K.state]: 'asleep',
+        [K.sleepReason]: 'stale-key',
+        [K.sessionKey]: freshKey,
+        [K.freshStart]: '1',
+        [K.continuationEpoch]: String((Number.isInteger(epoch) ? epoch : 1) + 1),
+        [K.wake]: '1',
+        [K.notBefore]: '',
+      },
+      ctx,
     );
   }
   return crashAccounting(

@@ -63,6 +63,8 @@ export const K = {
   notBefore: 'gc.not_before',
   /** Ours: the runtime was killed on purpose (`/kill`): its death is not a crash. */
   killed: 'gc.killed',
+  /** Ours: `1` when the next start begins a new conversation (the last resume found none: a stale key). */
+  freshStart: 'gc.fresh_start',
 } as const;
 
 export interface PendingRequest {

@@ -13,6 +13,7 @@ import {
   decideCreateSession,
   decideDied,
   decideFinishRequest,
+  decideIdleKilled,
   decideKilled,
   decideQuarantineOver,
   decideStarted,
@@ -279,5 +280,41 @@ t.test(
     w.advance(T.createWaitMs);
     t.ok(plan(new Map()).some((a) => a.kind === 'create-timeout' && a.id === ids[1]));
     t.equal(sessions.length, 7);
+  },
+);
+
+t.test(
+  'a resume that dies at start is a stale key: a fresh conversation once, no crash counted',
+  async (t) => {
+    const w = world();
+    const id = w.run((m, c) =>
+      decideCreateSession(
+        m,
+        {
+          template: 'mock',
+          provider: 'mock',
+          title: 't',
+          workDir: '/c',
+          command: 'x',
+          requestId: 'r',
+          sessionKey: 'k1',
+        },
+        c,
+      ),
+    ).id;
+    started(w, id);
+    w.run((m, c) => decideIdleKilled(m, id, w.now(), c));
+    w.run((m, c) => decideBeginStart(m, id, 'tok2', w.now(), c));
+    w.run((m, c) => decideStartFailed(m, id, 'No conversation found', w.now(), T, c, 'k2'));
+    const s = w.session(id);
+    t.equal(s.state, 'asleep');
+    t.equal(s.meta.session_key, 'k2', 'a new conversation id');
+    t.equal(s.meta['gc.fresh_start'], '1');
+    t.equal(s.wakeAttempts, 0, 'not a crash');
+    t.ok(s.wakeWanted);
+    w.run((m, c) => decideBeginStart(m, id, 'tok3', w.now(), c));
+    w.run((m, c) => decideStartFailed(m, id, 'still dead', w.now(), T, c, 'k3'));
+    t.equal(w.session(id).meta.session_key, 'k2', 'the fresh start that fails is a crash, not another reset');
+    t.equal(w.session(id).wakeAttempts, 1);
   },
 );
