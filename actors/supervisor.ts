@@ -190,9 +190,11 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   async detach(city: CityActor): Promise<void> {
     this.cities.delete(city.name);
     this.live.remove(city.name);
-    // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes.
+    // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes. The
+    // handle is closed at once (a late write is refused from here on), its runtime's readers alongside.
+    const journalClosed = city.journal.close().catch(() => undefined);
     await city.log.close().catch(() => undefined);
-    await city.journal.close().catch(() => undefined);
+    await journalClosed;
   }
 
   wake(): void {
