@@ -131,14 +131,15 @@ export class SessionReconciler {
   }
 
   /** Marks a session busy while `effect` runs (API stop/close/suspend do their runtime work here too). */
-  async exclusive<T>(id: string, effect: () => Promise<T>): Promise<T> {
+  async exclusive<T>(id: string, effect: () => Promise<T>, opts: { poke?: boolean } = {}): Promise<T> {
     while (this.#busy.has(id)) await new Promise((r) => setTimeout(r, 20));
     this.#busy.add(id);
     try {
       return await effect();
     } finally {
       this.#busy.delete(id);
-      this.poke();
+      // A delivery changes nothing the reconciler decides on: no pass (and no runtime look) beside the agent.
+      if (opts.poke !== false) this.poke();
     }
   }
 

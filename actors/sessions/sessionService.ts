@@ -402,10 +402,14 @@ export class SessionService implements SessionApi {
     let outcome: { ok: true } | { ok: false; code: string; message: string };
     try {
       const s = await this.#whenRunning(id, deadline);
-      await this.reconciler.exclusive(id, async () => {
-        if (request.intent === 'interrupt_now') await this.opts.runtime.interrupt(s.sessionName);
-        await this.opts.runtime.nudge(s.sessionName, text);
-      });
+      await this.reconciler.exclusive(
+        id,
+        async () => {
+          if (request.intent === 'interrupt_now') await this.opts.runtime.interrupt(s.sessionName);
+          await this.opts.runtime.nudge(s.sessionName, text);
+        },
+        { poke: false },
+      );
       outcome = { ok: true };
     } catch (err) {
       const timeout = err instanceof DeliveryTimeout;
