@@ -4,22 +4,8 @@
  * bodies); `schemas/sessions.ts` holds their TypeBox schemas and must stay assignable to these types.
  */
 
-/** Persisted lifecycle states (upstream's strings; `awake` is read as `active`). */
-export const SESSION_STATES = [
-  'creating',
-  'active',
-  'asleep',
-  'suspended',
-  'draining',
-  'drained',
-  'archived',
-  'quarantined',
-  'closing',
-  'closed',
-  'orphaned',
-  'stopped',
-] as const;
-export type SessionState = (typeof SESSION_STATES)[number];
+/** Persisted lifecycle states: one list, the session record's. */
+export { SESSION_STATES, type SessionState } from '../../machines/sessions/sessionRecord.ts';
 
 export type SubmitIntent = 'default' | 'follow_up' | 'interrupt_now';
 
