@@ -3,6 +3,7 @@ import * as P from './eventPayloads.ts';
 import type { NamedSchema } from './named.ts';
 import * as O from './ourEventPayloads.ts';
 import { EXTMSG_STATE_PAYLOADS } from './extmsgEvents.ts';
+import { ORDER_STATE_PAYLOADS } from './orderEvents.ts';
 
 /**
  * The registered event types and their payload schemas: the discriminator table of the typed envelopes.
@@ -100,6 +101,7 @@ export const OUR_EVENT_PAYLOADS = {
   'supervisor.stopped': O.SupervisorStoppedPayload,
   'agent.config_changed': O.AgentConfigChangedPayload,
   ...EXTMSG_STATE_PAYLOADS,
+  ...ORDER_STATE_PAYLOADS,
 } as const satisfies Record<string, NamedSchema>;
 
 /** Every type we write with a typed draft and decode at replay: upstream's registered types and ours. */
