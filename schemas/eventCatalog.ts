@@ -3,6 +3,7 @@ import * as P from './eventPayloads.ts';
 import type { NamedSchema } from './named.ts';
 import * as O from './ourEventPayloads.ts';
 import { EXTMSG_STATE_PAYLOADS } from './extmsgEvents.ts';
+import { WORKSPACE_SERVICE_PAYLOADS } from './workspaceServiceEvents.ts';
 import { ORDER_STATE_PAYLOADS } from './orderEvents.ts';
 
 /**
@@ -102,6 +103,7 @@ export const OUR_EVENT_PAYLOADS = {
   'agent.config_changed': O.AgentConfigChangedPayload,
   ...EXTMSG_STATE_PAYLOADS,
   ...ORDER_STATE_PAYLOADS,
+  ...WORKSPACE_SERVICE_PAYLOADS,
 } as const satisfies Record<string, NamedSchema>;
 
 /** Every type we write with a typed draft and decode at replay: upstream's registered types and ours. */
