@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
       problem(404, `not_found: no route for ${request.method} ${request.url.split('?')[0]}`),
     ),
   );
-  registerMiddleware(app, { readOnly: deps.readOnly });
+  registerMiddleware(app, { readOnly: deps.readOnly, apiToken: deps.config.apiToken });
 
   await app.register(async (scope) => {
     healthRoutes(scope, deps);
