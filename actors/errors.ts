@@ -67,6 +67,36 @@ export class ReadOnlyError extends GcError {
   }
 }
 
+/** A request without the supervisor's API token, or with another one (`GC_API_TOKEN`). */
+export class UnauthorizedError extends GcError {
+  readonly status = 401;
+  readonly code = 'unauthorized';
+  constructor() {
+    super(
+      'missing or invalid API token (Authorization: Bearer <token>, access_token or the gc_token cookie)',
+    );
+  }
+}
+
+/**
+ * A write to a city this supervisor does not own (cluster mode): another supervisor holds its lease, or
+ * this one lost it. `owner` names the holder and its API URL when known, so a client can go there.
+ */
+export class NotOwnerError extends GcError {
+  readonly status = 421;
+  readonly code = 'not_owner';
+  constructor(
+    readonly city: string,
+    readonly owner?: { id: string; url: string },
+  ) {
+    super(
+      owner
+        ? `city ${city} is owned by supervisor ${owner.id} at ${owner.url}`
+        : `city ${city} is not owned by this supervisor and has no owner right now`,
+    );
+  }
+}
+
 export class NotFoundError extends GcError {
   readonly status = 404;
   readonly code = 'not_found';

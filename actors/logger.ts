@@ -16,9 +16,31 @@ export interface Logger {
  * the process dies right after. `http/main.ts` gives this same instance to Fastify.
  */
 export const createLogger = (): pino.Logger =>
-  pino({ name: 'gc-supervisor' }, pino.destination({ fd: 2, sync: true }));
+  pino({ name: 'gc-supervisor', ...TOKEN_REDACTION }, pino.destination({ fd: 2, sync: true }));
+
+/**
+ * Keeps the API token out of every log line: the bearer header and cookies are censored, and a request's
+ * URL loses the value of its `access_token` parameter (EventSource clients pass the token there).
+ */
+export const TOKEN_REDACTION: pino.LoggerOptions = {
+  redact: {
+    paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie'],
+    censor: '[redacted]',
+  },
+  serializers: {
+    req: (req: { method?: string; url?: string; id?: unknown }) => ({
+      method: req.method,
+      url: typeof req.url === 'string' ? redactTokenInUrl(req.url) : req.url,
+      id: req.id,
+    }),
+  },
+};
 
 let fallback: Logger | undefined;
 
 /** For actors built without a logger (tests, benchmarks, tools): one shared logger of the same format. */
 export const defaultLogger = (): Logger => (fallback ??= createLogger());
+
+/** `url` with the value of any `access_token` parameter replaced, for logs. Pure. */
+export const redactTokenInUrl = (url: string): string =>
+  url.replace(/([?&]access_token=)[^&#]*/gi, '$1[redacted]');

@@ -79,6 +79,13 @@ export class ApiClient {
   /** Sends a request; resolves with any response (ok or not); throws `TransportError` when unreachable. */
   async fetch(path: string, init: RequestInit & { query?: Query } = {}): Promise<Response> {
     const url = this.url(path, init.query);
+    // A supervisor with GC_API_TOKEN set answers 401 to anything without it (reads and streams too).
+    const token = process.env.GC_API_TOKEN?.trim();
+    if (token) {
+      const headers = new Headers(init.headers);
+      if (!headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+      init = { ...init, headers };
+    }
     try {
       return await fetch(url, init);
     } catch (err) {

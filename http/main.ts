@@ -73,7 +73,8 @@ export async function runSupervisor(
       supervisor.inspection.attachInspector(await connectStatelyInspector(options.inspect));
       logger.info({ url: options.inspect }, 'sending actor inspection events to the XState inspector');
     }
-    const readOnly = !isLoopbackBind(config.bind) && !config.allowMutations;
+    // A configured API token authenticates every request, so it opens mutations beyond loopback too.
+    const readOnly = !isLoopbackBind(config.bind) && !config.allowMutations && config.apiToken === undefined;
     if (readOnly) {
       logger.warn({ bind: config.bind }, 'mutation endpoints disabled (non-localhost bind)');
     }
@@ -84,7 +85,7 @@ export async function runSupervisor(
         cities: supervisor.live,
         readOnly,
         supervisor,
-        actors: new ActorView(supervisor.inspection, supervisor.live),
+        actors: new ActorView(supervisor.inspection),
       },
       { loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) },
     );

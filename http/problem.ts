@@ -9,12 +9,14 @@ export type Problem = Omit<ErrorModel, 'errors'> & { errors?: FieldError[] };
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
   422: 'Unprocessable Entity',
   500: 'Internal Server Error',
   501: 'Not Implemented',
