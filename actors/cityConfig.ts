@@ -41,6 +41,8 @@ export interface CityConfig {
    * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
    */
   session?: Record<string, string | number>;
+  /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
+  services?: unknown[];
 }
 
 export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');
@@ -115,6 +117,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };
 }
 
