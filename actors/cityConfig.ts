@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
+import type { ProviderPreset } from './sessions/runtime/presets.ts';
 
 /** One `[[agent]]` table: a template of sessions (upstream's keys). */
 export interface AgentConfig {
@@ -43,6 +44,11 @@ export interface CityConfig {
   session?: Record<string, string | number>;
   /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
   services?: unknown[];
+  /**
+   * The session presets of the providers the city defines or overrides (`[providers.<name>]`, packs and
+   * patches included); the builtin presets serve every other name.
+   */
+  providers?: Record<string, ProviderPreset>;
 }
 
 export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');

@@ -25,7 +25,7 @@ export function resolveTemplate(
   kind: string | undefined,
   name: string | undefined,
 ): SessionTemplate {
-  const presets = builtinPresets();
+  const presets = { ...builtinPresets(), ...config.providers };
   if (kind !== undefined && kind !== '' && kind !== 'agent' && kind !== 'provider') {
     throw new ValidationError(`kind must be "agent" or "provider", not ${JSON.stringify(kind)}`, 'invalid', {
       errors: [{ location: 'body.kind', message: 'expected agent or provider', value: kind }],

@@ -1,0 +1,122 @@
+/**
+ * A city's effective configuration, read from disk: builtin defaults, its packs, its `city.toml`, then the
+ * patches of city.toml. This is what the sessions and agents run from, what GET /config shows, and what
+ * the workspace services read (`effectiveConfig(city).composed.services`).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { composeConfig, type ComposedConfig } from '../../machines/config/compose.ts';
+import { CITY_FILE, strOf, type Table } from '../../machines/config/layers.ts';
+import type { ConfigProblem } from '../../machines/config/problems.ts';
+import { isCityLevelProvider, resolveProvider } from '../../machines/config/resolveProvider.ts';
+import { validateConfig } from '../../machines/config/validateConfig.ts';
+import { cityConfigOf, cityTomlPath, type CityConfig } from '../cityConfig.ts';
+import { ValidationError } from '../errors.ts';
+import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/runtime/presets.ts';
+import { builtinProviderSpecs } from './builtinProviders.ts';
+import { readPacks, type PackInfo } from './packs.ts';
+
+export interface EffectiveConfig {
+  /** The composed tables and where each value came from. */
+  composed: ComposedConfig;
+  /** The config as the sessions and agents read it. */
+  city: CityConfig;
+  /** Errors and warnings, each naming its file and field. */
+  problems: ConfigProblem[];
+  packs: PackInfo[];
+  /** city.toml as parsed (no pack, no patch applied): what the one writer edits. */
+  raw: Table;
+  /** sha256 (hex) of city.toml's text. */
+  sha256: string;
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** A city.toml that is not valid TOML: a 422 naming the file and line. */
+export function tomlProblem(err: unknown, file = CITY_FILE): ConfigProblem {
+  const line = err instanceof TomlError ? `line ${err.line}` : 'document';
+  const message = ((err as Error).message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
+  return { severity: 'error', file, field: line, message: `invalid TOML: ${message}` };
+}
+
+/** Parses city.toml's text. @throws ValidationError naming the file and line when it is not valid TOML. */
+export function parseCityToml(text: string): Table {
+  try {
+    return parse(text);
+  } catch (err) {
+    const p = tomlProblem(err);
+    throw new ValidationError(`${p.file}: ${p.field}: ${p.message}`, 'invalid_config', {
+      errors: [{ location: `${p.file}:${p.field}`, message: p.message }],
+    });
+  }
+}
+
+/** The session presets of city-level (or overridden) providers, from their flattened specs. Pure. */
+function cityPresets(c: ComposedConfig): Record<string, ProviderPreset> {
+  const builtins = builtinPresets();
+  const out: Record<string, ProviderPreset> = {};
+  for (const name of Object.keys(c.providers)) {
+    if (!isCityLevelProvider(c, name)) continue;
+    const spec = resolveProvider(c, name);
+    const command = strOf(spec?.command);
+    if (!spec || !command) continue;
+    const base = builtins[strOf(spec.base) ?? name];
+    const args = Array.isArray(spec.args) ? spec.args.map(String) : [];
+    const preset: ProviderPreset = {
+      ...(base ?? {}),
+      name,
+      command: [command, ...args].map(shellQuote).join(' '),
+    };
+    if (spec.prompt_mode !== undefined) preset.promptMode = spec.prompt_mode as ProviderPreset['promptMode'];
+    if (strOf(spec.prompt_flag)) preset.promptFlag = String(spec.prompt_flag);
+    if (typeof spec.ready_delay_ms === 'number') preset.readyDelayMs = spec.ready_delay_ms;
+    out[name] = preset;
+  }
+  return out;
+}
+
+/**
+ * The effective config of city.toml's `text` in `dir` (packs read from disk). Effects: reads pack files.
+ * @throws ValidationError when `text` is not valid TOML.
+ */
+export async function effectiveConfigOf(
+  dir: string,
+  text: string,
+  cityName = basename(dir),
+): Promise<EffectiveConfig> {
+  const raw = parseCityToml(text);
+  const { layers, problems: packProblems, packs } = await readPacks(dir, raw);
+  const composed = composeConfig({
+    builtinProviders: builtinProviderSpecs(),
+    packs: layers,
+    city: raw,
+    cityName,
+  });
+  const city = cityConfigOf({
+    workspace: composed.workspace,
+    agent: composed.agents,
+    named_session: composed.namedSessions,
+    ...(composed.rest.session ? { session: composed.rest.session } : {}),
+  });
+  const presets = cityPresets(composed);
+  if (Object.keys(presets).length > 0) city.providers = presets;
+  return {
+    composed,
+    city,
+    problems: validateConfig(composed, raw, packProblems),
+    packs,
+    raw,
+    sha256: sha256(text),
+  };
+}
+
+/**
+ * Reads a city's effective configuration from its directory.
+ * Effects: reads city.toml and the pack files. @throws Error when city.toml cannot be read;
+ * ValidationError when it is not valid TOML.
+ */
+export async function effectiveConfig(city: { path: string; name?: string }): Promise<EffectiveConfig> {
+  return effectiveConfigOf(city.path, await readFile(cityTomlPath(city.path), 'utf8'), city.name);
+}

@@ -1,0 +1,171 @@
+/**
+ * A city's packs on disk: the directories its `workspace.includes` name (local paths), the `[packs.<name>]`
+ * sources materialised under `.gc/cache/packs/<name>`, and the city's own `pack.toml` beside city.toml.
+ * Each pack is a directory with a `pack.toml` whose `[[agent]]`, `[providers.*]`, `[[service]]` and
+ * `[[named_session]]` tables are layered under city.toml.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { parse } from 'smol-toml';
+import { strOf, tableOf, type PackLayer, type Table } from '../../machines/config/layers.ts';
+import type { ConfigProblem } from '../../machines/config/problems.ts';
+
+const run = promisify(execFile);
+
+/** One pack as GET /packs lists it (upstream PackResponse). */
+export interface PackInfo {
+  name: string;
+  source?: string;
+  ref?: string;
+  path?: string;
+}
+
+/** Where `[packs.<name>]` is materialised. */
+export const packCacheDir = (cityDir: string, name: string): string =>
+  join(cityDir, '.gc', 'cache', 'packs', name);
+
+const isRemote = (src: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.includes('//');
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** `[packs.<name>]` tables of a city document. Pure. */
+export function packSources(
+  doc: Table,
+): Array<{ name: string; source?: string; ref?: string; path?: string }> {
+  return Object.entries(tableOf(doc.packs)).map(([name, t]) => {
+    const table = tableOf(t);
+    const out: { name: string; source?: string; ref?: string; path?: string } = { name };
+    for (const k of ['source', 'ref', 'path'] as const) if (strOf(table[k])) out[k] = String(table[k]);
+    return out;
+  });
+}
+
+/**
+ * Fetches every `[packs.<name>]` not yet in the city's cache: a git source is cloned (and checked out at
+ * `ref`), a plain directory copied. Run once when the city starts (the `materializing_packs` phase).
+ * Effects: runs git, writes under `.gc/cache/packs/`. @throws Error naming the pack when one cannot be fetched.
+ */
+export async function materializePacks(cityDir: string, doc: Table): Promise<void> {
+  for (const pack of packSources(doc)) {
+    if (!pack.source) continue; // reported by validation
+    const dest = packCacheDir(cityDir, pack.name);
+    if (await exists(dest)) continue;
+    await mkdir(join(cityDir, '.gc', 'cache', 'packs'), { recursive: true });
+    const source =
+      isRemote(pack.source) || isAbsolute(pack.source) ? pack.source : resolve(cityDir, pack.source);
+    try {
+      if (isRemote(source) || (await exists(join(source, '.git')))) {
+        await run('git', ['clone', '--quiet', source, dest], { timeout: 120_000 });
+        if (pack.ref) await run('git', ['-C', dest, 'checkout', '--quiet', pack.ref], { timeout: 60_000 });
+      } else {
+        await cp(source, dest, { recursive: true });
+      }
+    } catch (err) {
+      await rm(dest, { recursive: true, force: true });
+      throw new Error(
+        `pack ${pack.name}: cannot fetch ${pack.source}: ${(err as Error).message.split('\n')[0]}`,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+}
+
+/** Reads one pack directory's pack.toml as a layer, or a problem naming what is wrong. */
+async function readPack(
+  cityDir: string,
+  dir: string,
+  fallbackName: string,
+  field: string,
+): Promise<PackLayer | ConfigProblem> {
+  const file = join(dir, 'pack.toml');
+  const rel = relative(cityDir, file) || 'pack.toml';
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return { severity: 'error', file: 'city.toml', field, message: `no pack.toml at ${rel}` };
+  }
+  try {
+    const doc = parse(text) as Table;
+    return { name: strOf(tableOf(doc.pack).name) ?? fallbackName, file: rel, doc };
+  } catch (err) {
+    return { severity: 'error', file: rel, field: 'pack', message: (err as Error).message.split('\n')[0]! };
+  }
+}
+
+/**
+ * The pack layers of a city document, in order: `workspace.includes` (local directories), the
+ * materialised `[packs.<name>]`, then the city's own `pack.toml` (just under city.toml). A missing or broken
+ * pack is a problem, not a failure. Effects: reads files.
+ */
+export async function readPacks(
+  cityDir: string,
+  doc: Table,
+): Promise<{ layers: PackLayer[]; problems: ConfigProblem[]; packs: PackInfo[] }> {
+  const layers: PackLayer[] = [];
+  const problems: ConfigProblem[] = [];
+  const packs: PackInfo[] = [];
+  const add = (got: PackLayer | ConfigProblem): boolean => {
+    if ('severity' in got) problems.push(got);
+    else layers.push(got);
+    return !('severity' in got);
+  };
+  const includes = tableOf(doc.workspace).includes;
+  for (const [i, inc] of (Array.isArray(includes) ? includes : []).entries()) {
+    const field = `workspace.includes[${i}]`;
+    if (typeof inc !== 'string' || inc === '') {
+      problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
+      continue;
+    }
+    if (isRemote(inc)) {
+      problems.push({
+        severity: 'warning',
+        file: 'city.toml',
+        field,
+        message: 'remote includes are not fetched; use [packs.<name>]',
+      });
+      continue;
+    }
+    const dir = resolve(cityDir, inc);
+    const layer = await readPack(cityDir, dir, basename(dir), field);
+    if (add(layer)) packs.push({ name: (layer as PackLayer).name, path: inc });
+  }
+  for (const pack of packSources(doc)) {
+    const field = `packs.${pack.name}`;
+    packs.push(pack);
+    if (!pack.source) {
+      problems.push({
+        severity: 'error',
+        file: 'city.toml',
+        field: `${field}.source`,
+        message: 'source is required',
+      });
+      continue;
+    }
+    const root = packCacheDir(cityDir, pack.name);
+    if (!(await exists(root))) {
+      problems.push({
+        severity: 'warning',
+        file: 'city.toml',
+        field,
+        message: 'not materialised yet (packs are fetched when the city starts)',
+      });
+      continue;
+    }
+    add(await readPack(cityDir, pack.path ? join(root, pack.path) : root, pack.name, field));
+  }
+  if (await exists(join(cityDir, 'pack.toml'))) {
+    const own = await readPack(cityDir, cityDir, 'city', 'pack');
+    if (add(own)) packs.push({ name: (own as PackLayer).name, path: '.' });
+  }
+  return { layers, problems, packs };
+}

@@ -1,0 +1,138 @@
+import { applyPatches } from './applyPatches.ts';
+import {
+  agentIdentity,
+  CITY_FILE,
+  strOf,
+  tableOf,
+  tablesOf,
+  textOf,
+  type ConfigLayers,
+  type Source,
+  type Table,
+} from './layers.ts';
+
+/**
+ * A city's effective configuration in TOML's own keys: what every reader (sessions, agents, the config
+ * routes, workspace services) works from, and where each value came from.
+ */
+export interface ComposedConfig {
+  workspace: Table;
+  /** `[[agent]]` tables, packs' first (in include order) then the city's; a later identity replaces. */
+  agents: Table[];
+  /** `[providers.<name>]`, builtins deep-merged under packs' and the city's. */
+  providers: Record<string, Table>;
+  rigs: Table[];
+  /** `[[service]]` tables (packs' then the city's; a later name replaces). */
+  services: Table[];
+  namedSessions: Table[];
+  /** The city file's other top-level tables (`[session]`, `[beads]`, …), as written. */
+  rest: Table;
+  /** The city's `[patches]`, as written (their effect is already in agents, providers and rigs). */
+  patches: { agent: Table[]; rigs: Table[]; providers: Table[] };
+  /** Per value: `agents.<identity>.<key>`, `providers.<name>.<key>`, `rigs.<name>.<key>`, `workspace.<key>`. */
+  sources: Record<string, Source>;
+  /** Patches whose target is in no layer: `patches.<kind>[i]` → the target's name. */
+  unmatchedPatches: Array<{ field: string; target: string }>;
+}
+
+/** Top-level keys composition itself consumes (the others pass through in `rest`). */
+const COMPOSED_KEYS = new Set([
+  'workspace',
+  'agent',
+  'providers',
+  'rigs',
+  'service',
+  'named_session',
+  'patches',
+  'include',
+  'packs',
+  'imports',
+]);
+
+const cityFile: Source = { origin: 'city', file: CITY_FILE };
+
+/** Records `source` for every key of `table` under `prefix`. */
+function stamp(sources: Record<string, Source>, prefix: string, table: Table, source: Source): void {
+  for (const key of Object.keys(table)) sources[`${prefix}.${key}`] = source;
+}
+
+/** Drops every recorded source under `prefix` (a table replaced as a whole). */
+function unstamp(sources: Record<string, Source>, prefix: string): void {
+  for (const key of Object.keys(sources)) if (key.startsWith(`${prefix}.`)) delete sources[key];
+}
+
+/**
+ * Composes the layers: builtins, packs in order, city.toml, then its patches. Agents and services are
+ * replaced whole by a later layer's table of the same identity; providers and the workspace merge key by
+ * key. Rigs come from city.toml only (upstream: rigs cannot be pack-derived). This is a pure function.
+ */
+export function composeConfig(layers: ConfigLayers): ComposedConfig {
+  const sources: Record<string, Source> = {};
+  const workspace: Table = { name: layers.cityName };
+  sources['workspace.name'] = { origin: 'default' };
+  const providers: Record<string, Table> = {};
+  for (const [name, spec] of Object.entries(layers.builtinProviders)) {
+    providers[name] = { ...spec };
+    stamp(sources, `providers.${name}`, spec, { origin: 'default' });
+  }
+  const agents = new Map<string, Table>();
+  const services = new Map<string, Table>();
+  const namedSessions: Table[] = [];
+
+  const merge = (doc: Table, source: Source): void => {
+    const ws = tableOf(doc.workspace);
+    Object.assign(workspace, ws);
+    stamp(sources, 'workspace', ws, source);
+    for (const [name, spec] of Object.entries(tableOf(doc.providers))) {
+      const table = tableOf(spec);
+      providers[name] = { ...(providers[name] ?? {}), ...table };
+      stamp(sources, `providers.${name}`, table, source);
+    }
+    for (const agent of tablesOf(doc.agent)) {
+      const id = agentIdentity(agent);
+      agents.delete(id);
+      agents.set(id, { ...agent });
+      unstamp(sources, `agents.${id}`);
+      stamp(sources, `agents.${id}`, agent, source);
+    }
+    for (const service of tablesOf(doc.service)) {
+      const name = textOf(service.name);
+      services.delete(name);
+      services.set(name, { ...service });
+      unstamp(sources, `services.${name}`);
+      stamp(sources, `services.${name}`, service, source);
+    }
+    namedSessions.push(...tablesOf(doc.named_session).map((t) => ({ ...t })));
+  };
+
+  for (const pack of layers.packs) merge(pack.doc, { origin: 'pack', file: pack.file, pack: pack.name });
+  merge(layers.city, cityFile);
+
+  const rigs = tablesOf(layers.city.rigs).map((r) => ({ ...r }));
+  for (const rig of rigs) stamp(sources, `rigs.${textOf(rig.name)}`, rig, cityFile);
+
+  const patchTable = tableOf(layers.city.patches);
+  const patches = {
+    agent: tablesOf(patchTable.agent),
+    rigs: tablesOf(patchTable.rigs),
+    providers: tablesOf(patchTable.providers),
+  };
+  const composed: ComposedConfig = {
+    workspace,
+    agents: [...agents.values()],
+    providers,
+    rigs,
+    services: [...services.values()],
+    namedSessions,
+    rest: Object.fromEntries(Object.entries(layers.city).filter(([k]) => !COMPOSED_KEYS.has(k))),
+    patches,
+    sources,
+    unmatchedPatches: [],
+  };
+  applyPatches(composed);
+  // A suspended rig holds its agents: the reconciler starts none of them.
+  for (const rig of rigs.filter((r) => r.suspended === true)) {
+    for (const agent of composed.agents.filter((a) => strOf(a.dir) === rig.name)) agent.suspended = true;
+  }
+  return composed;
+}
