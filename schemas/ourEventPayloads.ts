@@ -37,6 +37,7 @@ export const AgentConfigChangedPayload = named(
       op: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]),
       agent: Type.String({ minLength: 1 }),
       config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      sha256: Type.Optional(Type.String({ description: "The new city.toml's sha256 (hex)." })),
     },
     { $id: 'AgentConfigChangedPayload', additionalProperties: false },
   ),
