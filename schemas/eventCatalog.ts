@@ -6,6 +6,7 @@ import { EXTMSG_STATE_PAYLOADS } from './extmsgEvents.ts';
 import { WORKSPACE_SERVICE_PAYLOADS } from './workspaceServiceEvents.ts';
 import { ORDER_STATE_PAYLOADS } from './orderEvents.ts';
 import { CONFIG_PAYLOADS } from './configEvents.ts';
+import { CLUSTER_PAYLOADS } from './clusterEvents.ts';
 
 /**
  * The registered event types and their payload schemas: the discriminator table of the typed envelopes.
@@ -106,6 +107,7 @@ export const OUR_EVENT_PAYLOADS = {
   ...ORDER_STATE_PAYLOADS,
   ...WORKSPACE_SERVICE_PAYLOADS,
   ...CONFIG_PAYLOADS,
+  ...CLUSTER_PAYLOADS,
 } as const satisfies Record<string, NamedSchema>;
 
 /** Every type we write with a typed draft and decode at replay: upstream's registered types and ours. */
