@@ -1,4 +1,5 @@
 import type { CityConfig } from './cityConfig.ts';
+import type { ActorObserver } from './inspect/actorObserver.ts';
 import type { Journal } from './journal/journal.ts';
 import type { Logger } from './logger.ts';
 import type { LogRuntime } from './logRuntime/logRuntime.ts';
@@ -31,6 +32,8 @@ export interface CityServiceContext {
   readonly home?: string;
   /** The services started in the earlier phases of this start, by name (the bead store for sessions). */
   readonly started?: ReadonlyMap<string, unknown>;
+  /** The supervisor's inspection hub: a service whose units are machine actors (sessions) reports them here. */
+  readonly observer?: ActorObserver;
 }
 
 /**

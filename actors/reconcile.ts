@@ -134,6 +134,7 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
           logger: core.logger,
           home: core.config.home,
           started: new Map([...city.services].map(([name, s]) => [name, s.service])),
+          observer: core.inspection,
         });
         city.services.set(factory.name, service);
       }

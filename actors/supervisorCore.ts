@@ -3,6 +3,7 @@ import type { CityActor } from './cityActor.ts';
 import type { CityOpClaims } from './cityOpClaims.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import type { EventClock } from './eventClock.ts';
+import type { ActorObserver } from './inspect/actorObserver.ts';
 import type { JournalBackend } from './journal/journal.ts';
 import type { LiveCities } from './liveCities.ts';
 import type { Logger } from './logger.ts';
@@ -42,6 +43,8 @@ export interface SupervisorCore {
   readonly clock: EventClock;
   /** Where the supervisor's warnings and failures go (the logger the HTTP server logs through too). */
   readonly logger: Logger;
+  /** Told of every machine actor (the live view, the XState inspector). */
+  readonly inspection: ActorObserver;
   newRequestId(): string;
   now(): Date;
   /** Asks the reconciler for a pass now. */

@@ -33,7 +33,17 @@ export function machineActorId(actor: ObservedActor, fallback: () => string): st
   if (kind === 'request' && typeof context?.['request_id'] === 'string') {
     return `request:${context['request_id']}`;
   }
+  if (kind === 'session' && typeof context?.['city'] === 'string' && typeof context['id'] === 'string') {
+    return `session:${context['city']}/${context['id']}`;
+  }
   return `${kind}:${fallback()}`;
+}
+
+/** Where an actor hangs in the inspector's tree: a session under its city, the rest under the supervisor. */
+function parentOf(id: string, actor: ObservedActor): string | undefined {
+  if (id === SUPERVISOR_ID) return undefined;
+  const city = (actor.snapshot.context as Record<string, unknown> | undefined)?.['city'];
+  return actor.machine.id === 'session' && typeof city === 'string' ? `city:${city}` : SUPERVISOR_ID;
 }
 
 /**
@@ -54,7 +64,7 @@ export class ActorInspection implements ActorObserver {
     this.#ids.set(actor, id);
     const entry = { id, kind: actor.machine.id, actor };
     this.#live.set(id, entry);
-    this.#target?.actor(id, actor, id === SUPERVISOR_ID ? undefined : SUPERVISOR_ID);
+    this.#target?.actor(id, actor, parentOf(id, actor));
     if (this.#listeners.size > 0) this.#emit({ entry, ended: false });
   }
 
@@ -91,7 +101,7 @@ export class ActorInspection implements ActorObserver {
   attachInspector(target: InspectorTarget): void {
     this.#target = target;
     for (const entry of this.#live.values()) {
-      target.actor(entry.id, entry.actor, entry.id === SUPERVISOR_ID ? undefined : SUPERVISOR_ID);
+      target.actor(entry.id, entry.actor, parentOf(entry.id, entry.actor));
     }
   }
 

@@ -1,14 +1,13 @@
 import type { ActorEntry } from '../../schemas/actors.ts';
-import type { LiveCities } from '../liveCities.ts';
 import type { ActorInspection, MachineActorEntry } from './actorInspection.ts';
 import { contextSummary } from './contextSummary.ts';
-import { listSessionActors, watchSessionActors } from './sessionActors.ts';
 
 /** A machine actor as an entry of the live view. Pure. */
 export function machineEntry(entry: MachineActorEntry, ended = false): ActorEntry {
   const snapshot = entry.actor.snapshot;
   const context = contextSummary(snapshot.context);
-  const city = entry.kind === 'city' && typeof context['name'] === 'string' ? context['name'] : undefined;
+  const named = entry.kind === 'city' ? context['name'] : context['city'];
+  const city = typeof named === 'string' ? named : undefined;
   return {
     id: entry.id,
     kind: entry.kind,
@@ -20,21 +19,16 @@ export function machineEntry(entry: MachineActorEntry, ended = false): ActorEntr
 }
 
 /**
- * The live actor view (read-only): every machine actor the supervisor runs (supervisor, cities, requests)
- * from the inspection hub, and every session from its city's session service. `watch` costs nothing
- * until called, and what it starts (one hub listener, one journal subscription per city for the
- * sessions) ends with the function it returns.
+ * The live actor view (read-only): every machine actor the supervisor runs (supervisor, cities, requests,
+ * sessions) from the inspection hub. `watch` costs nothing until called, and the one hub listener it
+ * starts ends with the function it returns.
  */
 export class ActorView {
-  constructor(
-    private readonly inspection: ActorInspection,
-    private readonly cities: LiveCities,
-  ) {}
+  constructor(private readonly inspection: ActorInspection) {}
 
-  /** Every live actor now: machines in creation order, then sessions by city. */
-  async list(): Promise<ActorEntry[]> {
-    const machines = this.inspection.list().map((entry) => machineEntry(entry));
-    return [...machines, ...(await listSessionActors(this.cities))];
+  /** Every live actor now, in creation order. */
+  list(): Promise<ActorEntry[]> {
+    return Promise.resolve(this.inspection.list().map((entry) => machineEntry(entry)));
   }
 
   /**
@@ -48,15 +42,11 @@ export class ActorView {
       deliver(machineEntry(change.entry, change.ended)),
     );
     const initial = await this.list();
-    const offSessions = watchSessionActors(this.cities, initial, (entry) => deliver(entry));
     deliver = onChange;
     for (const entry of early) onChange(entry);
     return {
       initial,
-      stop: () => {
-        offMachines();
-        offSessions();
-      },
+      stop: offMachines,
     };
   }
 }

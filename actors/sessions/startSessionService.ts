@@ -8,6 +8,7 @@ import { BeadStore } from '../beads/beadStore.ts';
 import type { CityService, CityServiceContext, CityServiceFactory } from '../cityServices.ts';
 import { UnavailableError } from '../errors.ts';
 import { defaultLogger } from '../logger.ts';
+import { SessionActorReporter } from '../inspect/sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../config.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
@@ -67,7 +68,33 @@ export async function startSessionService(
     ...(options.env ? { env: options.env } : {}),
   });
   await service.startService();
-  return { service, stop: () => service.stopService() };
+  const reporter = city.observer ? await reportSessionActors(city, store, service) : undefined;
+  return {
+    service,
+    stop: async () => {
+      reporter?.();
+      await service.stopService();
+    },
+  };
+}
+
+/**
+ * Shows the city's sessions as session-machine actors to the inspection hub, from the bead store's model
+ * now and the city log from then on. Returns what ends them (the city stops).
+ */
+async function reportSessionActors(
+  city: CityServiceContext,
+  store: BeadStore,
+  service: SessionService,
+): Promise<() => void> {
+  const reporter = new SessionActorReporter(city.name, city.observer!);
+  const seq = store.model.seq;
+  reporter.seed(service.book.openSessions());
+  await city.log.attach(reporter, seq);
+  return () => {
+    city.log.detach(reporter);
+    reporter.stop();
+  };
 }
 
 /** The factory the supervisor's default services list holds. */

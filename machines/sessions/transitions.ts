@@ -33,3 +33,11 @@ export function nextState(from: SessionState | undefined, command: SessionComman
   const [next] = transition(sessionMachine, snapshot, event);
   return next.value as SessionState;
 }
+
+/**
+ * The command that takes a session from `from` to `to` in one legal move, or undefined when none does (a
+ * record rewritten by hand, a fold that skipped a step): what the inspector shows as the transition's event.
+ */
+export function commandBetween(from: SessionState | undefined, to: SessionState): SessionCommand | undefined {
+  return SESSION_COMMANDS.find((command) => nextState(from, command) === to);
+}
