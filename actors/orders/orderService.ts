@@ -7,6 +7,8 @@ import type { FormulaService } from '../formulas/formulaService.ts';
 import type { JournalEvent } from '../journal/journal.ts';
 import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
 import type { FormulaProblem } from '../../machines/formulas/formula.ts';
+import { recordOf } from '../../machines/recorded.ts';
+import { payloadAs } from '../../schemas/eventDecode.ts';
 import {
   execDoneDecider,
   firingRecords,
@@ -16,7 +18,9 @@ import {
   type Firing,
 } from '../../machines/orders/fire.ts';
 import { parseOrder, type Order } from '../../machines/orders/order.ts';
-import { evaluate, type Evaluation, type OrderState } from '../../machines/orders/schedule.ts';
+import { runBeads } from '../../machines/orders/views.ts';
+import type { StoredBead } from '../../machines/beads/model.ts';
+import { cronNotBefore, evaluate, type Evaluation, type OrderState } from '../../machines/orders/schedule.ts';
 
 /** Our journaled enable/disable of an order (subject = scoped name; docs/compatibility.md). */
 export const ORDER_ENABLED = 'order.enabled';
@@ -36,10 +40,16 @@ const shell: ExecRunner = (command, { cwd, timeoutMs }) =>
     });
   });
 
+/** Upstream's `[daemon] patrol_interval` default: orders are dispatched once per controller tick. */
+export const DEFAULT_ORDER_TICK_MS = 30_000;
+
 /** Options of {@link OrderService}. */
 export interface OrderServiceOptions {
   clock?: () => number;
-  /** The scheduler's tick (default 15 s); 0 = no timer (ticks are driven by the caller, as tests do). */
+  /**
+   * The scheduler's tick (default {@link DEFAULT_ORDER_TICK_MS}, upstream's controller patrol interval); 0 =
+   * no timer (ticks are driven by the caller, as tests and the benchmark do).
+   */
   tickMs?: number;
   exec?: ExecRunner;
   onError?: (err: unknown) => void;
@@ -57,6 +67,12 @@ export class OrderService {
   #broken: { name: string; problems: FormulaProblem[] }[] = [];
   readonly #state = new Map<string, OrderState>();
   readonly #overrides = new Map<string, boolean>();
+  /** When each order was last enabled through the API (slots before it are not owed). */
+  readonly #since = new Map<string, number>();
+  /** A cron order not due before `until` while its last slot is still `after` (skipped by the tick). */
+  readonly #notBefore = new Map<string, { after: number | undefined; until: number }>();
+  /** The text each order was parsed from. */
+  readonly #texts = new Map<string, string>();
   readonly #newestSeq = new Map<string, number>();
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
   #timer: NodeJS.Timeout | undefined;
@@ -80,10 +96,13 @@ export class OrderService {
     await this.log.attach(this.#folder, 0);
     await this.reload();
     this.#rebuild();
-    const tick = this.options.tickMs ?? 15_000;
+    const tick = this.options.tickMs ?? DEFAULT_ORDER_TICK_MS;
     if (tick > 0) {
       this.#timer = setInterval(() => {
-        if (!this.#ticking) void this.tick().catch((err) => this.options.onError?.(err));
+        if (this.#ticking) return;
+        // An edited orders/ directory is seen at the next tick, as upstream's controller rescans it.
+        const run = this.reload().then(() => this.tick());
+        void run.catch((err) => this.options.onError?.(err));
       }, tick);
       this.#timer.unref();
     }
@@ -96,7 +115,7 @@ export class OrderService {
     this.log.detach(this.#folder);
   }
 
-  /** Re-reads `orders/`. Effects: reads files. */
+  /** Re-reads `orders/`; an unchanged file keeps its order (and what the tick knows of it). Effects: reads files. */
   async reload(): Promise<void> {
     const dir = join(this.path, 'orders');
     let entries: string[] = [];
@@ -111,9 +130,18 @@ export class OrderService {
       if (!entry.endsWith('.toml')) continue;
       const name = entry.replace(/(\.order)?\.toml$/, '');
       if (orders.has(name) && entry.endsWith('.order.toml')) continue;
-      const parsed = parseOrder(name, `orders/${entry}`, await readFile(join(dir, entry), 'utf8'));
-      if (parsed.ok) orders.set(name, parsed.order);
-      else broken.push({ name, problems: parsed.problems });
+      const text = await readFile(join(dir, entry), 'utf8');
+      const known = this.#orders.get(name);
+      if (known && this.#texts.get(name) === text) {
+        orders.set(name, known);
+        continue;
+      }
+      this.#notBefore.delete(name);
+      const parsed = parseOrder(name, `orders/${entry}`, text);
+      if (parsed.ok) {
+        orders.set(name, parsed.order);
+        this.#texts.set(name, text);
+      } else broken.push({ name, problems: parsed.problems });
     }
     this.#orders = orders;
     this.#broken = broken;
@@ -122,6 +150,12 @@ export class OrderService {
   /** Replaces the orders (the benchmark's 10,000 without files). */
   setOrders(orders: Iterable<Order>): void {
     this.#orders = new Map([...orders].map((o) => [o.scopedName, o]));
+    this.#notBefore.clear();
+  }
+
+  /** The orders by scoped name. */
+  get orders(): ReadonlyMap<string, Order> {
+    return this.#orders;
   }
 
   get broken() {
@@ -145,7 +179,9 @@ export class OrderService {
   }
 
   state(name: string): OrderState {
-    return this.#state.get(name) ?? {};
+    const s = this.#state.get(name) ?? {};
+    const since = this.#since.get(name);
+    return since === undefined ? s : { ...s, since };
   }
 
   /** What each enabled order would do now, and why (`/orders/check`). */
@@ -164,15 +200,26 @@ export class OrderService {
     return evaluate(order, this.state(order.scopedName), now, seq);
   }
 
-  /** Journals an enable or disable (a no-op when already so). @throws NotFoundError. */
+  /**
+   * Journals an enable or disable (`order.enabled` / `order.disabled`; a no-op when already so) and
+   * resolves once it is folded. @throws NotFoundError; UnavailableError when the log cannot append.
+   */
   async setEnabled(name: string, enabled: boolean, actor = 'api'): Promise<void> {
     const order = this.get(name);
     if (this.enabled(order) === enabled) return;
-    await this.log.appendCustom({
-      type: enabled ? ORDER_ENABLED : ORDER_DISABLED,
-      actor,
-      subject: order.scopedName,
-    });
+    await this.log.run(() => ({
+      records: [
+        recordOf({
+          type: enabled ? ORDER_ENABLED : ORDER_DISABLED,
+          actor,
+          subject: order.scopedName,
+          ts: new Date(this.clock()).toISOString(),
+          message: `order ${order.scopedName} ${enabled ? 'enabled' : 'disabled'}`,
+          payload: { name: order.name, scoped_name: order.scopedName },
+        }),
+      ],
+      commit: () => undefined,
+    }));
   }
 
   /**
@@ -190,8 +237,15 @@ export class OrderService {
     let written = 0;
     for (const order of this.#orders.values()) {
       if (!this.enabled(order)) continue;
+      const lastSlot = this.#state.get(order.scopedName)?.lastSlot;
+      const quiet = this.#notBefore.get(order.scopedName);
+      if (quiet && quiet.after === lastSlot && now < quiet.until) continue;
       const ev = this.#evaluate(order, now);
-      if (!ev.due && !ev.skipped) continue;
+      if (!ev.due && !ev.skipped) {
+        const until = cronNotBefore(order, now);
+        if (until !== undefined) this.#notBefore.set(order.scopedName, { after: lastSlot, until });
+        continue;
+      }
       const slots = ev.fire.length > 0 ? ev.fire : [undefined];
       for (let i = 0; i < slots.length; i++) {
         const firing: Firing = { order, slot: slots[i] };
@@ -280,33 +334,35 @@ export class OrderService {
     }
   }
 
+  // A payload-less record of these types is a user's custom event (the emit route), never a switch.
   #fold(events: readonly JournalEvent[]): void {
     for (const e of events) {
       this.#newestSeq.set(e.type, e.seq);
-      if (e.type === ORDER_ENABLED && e.subject) this.#overrides.set(e.subject, true);
-      else if (e.type === ORDER_DISABLED && e.subject) this.#overrides.set(e.subject, false);
+      if ((e.type !== ORDER_ENABLED && e.type !== ORDER_DISABLED) || e.payload === undefined) continue;
+      const { scoped_name } = payloadAs(this.log.journal.name, e, e.type);
+      this.#overrides.set(scoped_name, e.type === ORDER_ENABLED);
+      if (e.type === ORDER_ENABLED) this.#since.set(scoped_name, Date.parse(e.ts));
+      else this.#since.delete(scoped_name);
+      this.#notBefore.delete(scoped_name);
     }
   }
 
-  /** Order history: newest first, the beads labelled `order-run:<name>`. */
-  history(name: string, limit = 20, before?: string) {
-    const ids = [
-      ...(this.store.model.indexes.byLabel.open.get(OrderLabel.run(name)) ?? []),
-      ...(this.store.model.indexes.byLabel.closed.get(OrderLabel.run(name)) ?? []),
-    ];
-    return ids
-      .map((id) => this.store.model.beads.get(id)!)
-      .filter((e) => e && (before === undefined || e.bead.created_at < before))
-      .sort((a, b) => b.ordinal - a.ordinal)
-      .slice(0, limit)
-      .map((e) => e.bead);
+  /**
+   * Order history: the beads labelled `order-run:<name>` (tracking beads, wisp roots, skip records),
+   * newest first, created before `before` (ms) when given. @throws NotFoundError for an unknown order.
+   */
+  history(name: string, limit = 20, before?: number): StoredBead[] {
+    const order = this.get(name);
+    return runBeads(this.store.model, order.scopedName)
+      .filter((b) => before === undefined || Date.parse(b.created_at) < before)
+      .slice(0, limit);
   }
 
-  /** A run record by bead id. @throws NotFoundError when it is not one. */
-  run(beadId: string) {
+  /** A run record by bead id, with its order. @throws NotFoundError when it is not one. */
+  run(beadId: string): { bead: StoredBead; order: Order | undefined } {
     const bead = this.store.model.beads.get(beadId)?.bead;
-    if (!bead || !bead.labels?.some((l) => l.startsWith('order-run:')))
-      throw new NotFoundError(`order run ${beadId} not found`);
-    return bead;
+    const label = bead?.labels?.find((l) => l.startsWith('order-run:'));
+    if (!bead || !label) throw new NotFoundError(`order run ${beadId} not found`);
+    return { bead, order: this.#orders.get(label.slice('order-run:'.length)) };
   }
 }

@@ -54,3 +54,30 @@ export function cronMatches(cron: Cron, ms: number): boolean {
 }
 
 export const MINUTE = 60_000;
+
+/**
+ * The first matching minute at or after `from` (rounded up to a minute) and at most `until`, or undefined.
+ * Skips whole months, days and hours that cannot match, so a daily schedule costs a few dozen steps, not
+ * a walk over every minute in between. This is a pure function.
+ */
+export function nextCronMatch(cron: Cron, from: number, until: number): number | undefined {
+  const [min, hour, dom, month, dow] = cron.fields;
+  let m = Math.ceil(from / MINUTE) * MINUTE;
+  while (m <= until) {
+    const d = new Date(m);
+    const [y, mo, day, h] = [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours()];
+    if (!month![mo + 1]) m = Date.UTC(y, mo + 1, 1);
+    else if (!dom![day] || !dow![d.getUTCDay()]) m = Date.UTC(y, mo, day + 1);
+    else if (!hour![h]) m = Date.UTC(y, mo, day, h + 1);
+    else {
+      let minute = d.getUTCMinutes();
+      while (minute < 60 && !min![minute]) minute++;
+      if (minute < 60) {
+        const at = Date.UTC(y, mo, day, h, minute);
+        return at <= until ? at : undefined;
+      }
+      m = Date.UTC(y, mo, day, h + 1);
+    }
+  }
+  return undefined;
+}

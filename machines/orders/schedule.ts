@@ -1,4 +1,4 @@
-import { cronMatches, MINUTE } from './cron.ts';
+import { MINUTE, nextCronMatch } from './cron.ts';
 import type { Order } from './order.ts';
 
 /** What the journal says about one order: its last fired slot and its event cursor. */
@@ -9,6 +9,8 @@ export interface OrderState {
   lastRun?: number;
   /** A run still open (an exec that has not finished): the order waits for it. */
   running?: boolean;
+  /** When it was last enabled (ms): cron slots before it passed while it was disabled and are not owed. */
+  since?: number;
 }
 
 /** Slots missed while the scheduler was down and not fired (recorded, never silent). */
@@ -31,6 +33,17 @@ export interface Evaluation {
 export const CATCH_UP_WINDOW_MS = 7 * 24 * 60 * MINUTE;
 /** The most missed slots `catch_up = all` fires in one tick. */
 export const MAX_CATCH_UP = 60;
+
+/**
+ * The earliest instant after `now` at which a cron order can next be due, given that it is not due at
+ * `now` (undefined for other triggers, or none within a year). The scheduler skips the order until then
+ * unless its state changes. This is a pure function.
+ */
+export function cronNotBefore(order: Order, now: number): number | undefined {
+  if (order.trigger.kind !== 'cron') return undefined;
+  const next = Math.floor(now / MINUTE) * MINUTE + MINUTE;
+  return nextCronMatch(order.trigger.cron, next, next + 366 * 24 * 60 * MINUTE);
+}
 
 /**
  * Whether `order` is due at `now` and which slots fire, given what the journal recorded (`state`) and, for
@@ -71,9 +84,13 @@ function cronSlots(order: Order, state: OrderState, now: number): Evaluation {
   const last = state.lastSlot;
   if (last !== undefined && last >= current)
     return { due: false, reason: 'cron: already run this minute', fire: [] };
-  const start = last === undefined ? current : Math.max(last + MINUTE, current - CATCH_UP_WINDOW_MS);
+  let start = last === undefined ? current : Math.max(last + MINUTE, current - CATCH_UP_WINDOW_MS);
+  if (state.since !== undefined) start = Math.min(current, Math.max(start, state.since));
   const missed: number[] = [];
-  for (let m = start; m <= current; m += MINUTE) if (cronMatches(cron!, m)) missed.push(m);
+  for (let m = nextCronMatch(cron!, start, current); m !== undefined;) {
+    missed.push(m);
+    m = nextCronMatch(cron!, m + MINUTE, current);
+  }
   if (missed.length === 0) return { due: false, reason: 'cron: schedule not matched', fire: [] };
   const newest = missed[missed.length - 1]!;
   let fire: number[];
