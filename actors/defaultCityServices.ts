@@ -3,6 +3,7 @@ import { agentServiceFactory } from './agents/startAgentService.ts';
 import type { CityServiceFactory } from './cityServices.ts';
 import { extmsgServiceFactory } from './extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from './formulas/startFormulaService.ts';
+import { orderServiceFactory } from './orders/startOrderService.ts';
 import { sessionServiceFactory } from './sessions/startSessionService.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
@@ -12,11 +13,12 @@ export const beadStoreService: CityServiceFactory = {
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
-/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas. */
+/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders. */
 export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
   agentServiceFactory,
   extmsgServiceFactory(),
   formulaServiceFactory,
+  orderServiceFactory(),
 ];
