@@ -1,0 +1,53 @@
+import { recordOf } from '../../machines/recorded.ts';
+import type { RestartPolicy } from '../../machines/workspaceServices/restartPolicy.ts';
+import type { EventDraft } from '../../schemas/event.ts';
+import type { CityServiceContext, CityServiceFactory } from '../cityServices.ts';
+import { defaultLogger } from '../logger.ts';
+import { WorkspaceServices } from './workspaceServices.ts';
+
+/** The key of the workspace services in `LiveCity.services`. */
+export const WORKSPACE_SERVICES = 'workspaceServices';
+
+/** Options of {@link workspaceServicesFactory}; every one has a production default. */
+export interface WorkspaceServicesOptions {
+  policy?: Partial<RestartPolicy>;
+  clock?: () => Date;
+}
+
+/**
+ * Starts a city's workspace services from its `[[service]]` tables; their notices go through the city's log
+ * runtime. Effects: spawns processes (stopped with the city).
+ */
+export async function startWorkspaceServices(
+  city: Pick<CityServiceContext, 'name' | 'path' | 'config' | 'log' | 'logger'>,
+  options: WorkspaceServicesOptions = {},
+): Promise<WorkspaceServices> {
+  const logger = city.logger ?? defaultLogger();
+  const record = (draft: EventDraft): void => {
+    city.log
+      .run(() => ({ records: [recordOf(draft)], commit: () => undefined }))
+      .catch((err: unknown) =>
+        logger.warn({ err, city: city.name, type: draft.type }, 'service notice not recorded'),
+      );
+  };
+  return WorkspaceServices.start({
+    cityName: city.name,
+    cityPath: city.path,
+    services: city.config.services ?? [],
+    record,
+    ...(options.policy ? { policy: options.policy } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+}
+
+/** The city service factory (`LiveCity.services.workspaceServices`), started in the last phase. */
+export function workspaceServicesFactory(options: WorkspaceServicesOptions = {}): CityServiceFactory {
+  return {
+    name: WORKSPACE_SERVICES,
+    phase: 'validating_agents',
+    start: async (city) => {
+      const services = await startWorkspaceServices(city, options);
+      return { service: services, stop: () => services.stop() };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { isIP } from 'node:net';
+
+/** Who asks the workspace-service proxy for what. */
+export interface SvcRequest {
+  method: string;
+  /** The peer's address (`req.socket.remoteAddress`). */
+  remoteAddress: string | undefined;
+  /** The `X-GC-Request` header: marks a request made through the supervisor's own clients. */
+  marker: string | string[] | undefined;
+}
+
+/** Why a proxied request is refused: the status and Problem Details `detail`. */
+export interface SvcRefusal {
+  status: 403 | 404;
+  detail: string;
+}
+
+const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** True for a loopback peer (127.0.0.0/8, ::1, and IPv4-mapped loopback). Pure. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const host = address.replace(/^::ffff:/i, '');
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/**
+ * Upstream's rules for a private (not `direct`-published) service: it is reached only from loopback or by
+ * a request carrying `X-GC-Request` (else 404, as if absent); a mutation needs that header (403 csrf); a
+ * read-only supervisor refuses its mutations (403 read_only). A `direct` service applies its own rules.
+ * Returns undefined when the request may pass. Pure.
+ */
+export function svcRefusal(publishMode: string, req: SvcRequest, readOnly: boolean): SvcRefusal | undefined {
+  if (publishMode === 'direct') return undefined;
+  const mutation = MUTATIONS.has(req.method.toUpperCase());
+  if (readOnly && mutation)
+    return { status: 403, detail: 'read_only: service mutations are disabled for unpublished services' };
+  const marked = typeof req.marker === 'string' ? req.marker.trim() !== '' : Array.isArray(req.marker);
+  if (!isLoopback(req.remoteAddress) && !marked)
+    return { status: 404, detail: 'not_found: service route not found' };
+  if (mutation && !marked)
+    return {
+      status: 403,
+      detail: 'csrf: X-GC-Request header required on private service mutation endpoints',
+    };
+  return undefined;
+}
+
+/** `/v0/city/<city>/svc/<name><subpath>?<query>` taken apart (undefined: not a service path). Pure. */
+export function svcTarget(rawUrl: string): { city: string; service: string; path: string } | undefined {
+  const m = /^\/v0\/city\/([^/?]+)\/svc\/([^/?]*)([^?]*)(\?.*)?$/.exec(rawUrl);
+  if (!m) return undefined;
+  let city: string;
+  let service: string;
+  try {
+    city = decodeURIComponent(m[1]!);
+    service = decodeURIComponent(m[2]!);
+  } catch {
+    return undefined;
+  }
+  const sub = m[3] === '' ? '/' : m[3]!;
+  return { city, service, path: sub + (m[4] ?? '') };
+}
