@@ -16,6 +16,7 @@ import { formulaRoutes } from './routes/formulas.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
 import { openapiRoutes } from './routes/openapi.ts';
+import { serviceRoutes } from './routes/services.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { sessionPendingRoutes } from './routes/sessionPending.ts';
 import { sessionStreamRoutes } from './routes/sessionStream.ts';
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     extmsgRoutes(scope, deps);
     formulaRoutes(scope, deps);
     workflowRoutes(scope, deps);
+    serviceRoutes(scope, deps);
     openapiRoutes(scope);
     actorRoutes(scope, deps);
     dashboardRoutes(scope);
