@@ -5,6 +5,7 @@ import { extmsgServiceFactory } from './extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from './formulas/startFormulaService.ts';
 import { orderServiceFactory } from './orders/startOrderService.ts';
 import { sessionServiceFactory } from './sessions/startSessionService.ts';
+import { workspaceServicesFactory } from './workspaceServices/startWorkspaceServices.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
 export const beadStoreService: CityServiceFactory = {
@@ -13,7 +14,7 @@ export const beadStoreService: CityServiceFactory = {
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
-/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders. */
+/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders, workspace services. */
 export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
@@ -21,4 +22,5 @@ export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   extmsgServiceFactory(),
   formulaServiceFactory,
   orderServiceFactory(),
+  workspaceServicesFactory(),
 ];
