@@ -14,7 +14,6 @@ import type { LogRuntime } from '../logRuntime/logRuntime.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import type { SessionService } from '../sessions/sessionService.ts';
 import { builtinPresets } from '../sessions/runtime/presets.ts';
-import { recordOf } from '../../machines/recorded.ts';
 import {
   agentState,
   awakeSet,
@@ -29,7 +28,7 @@ import {
 } from '../../machines/agents/templates.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
-import { CityTomlWriter, settlePendingWrite } from './cityTomlWriter.ts';
+import { configWriterFor, settlePendingWrite, type ConfigWriter } from '../config/configWriter.ts';
 import type {
   AgentAction,
   AgentApi,
@@ -41,7 +40,6 @@ import type {
   AgentView,
 } from './agentApi.ts';
 
-const CONFIG_EVENT = 'agent.config_changed';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export interface AgentServiceOptions {
@@ -57,7 +55,7 @@ export interface AgentServiceOptions {
 }
 
 export class AgentService implements AgentApi {
-  readonly #writer: CityTomlWriter;
+  readonly #writer: ConfigWriter;
   readonly #transcripts: SessionTranscripts;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
@@ -67,7 +65,7 @@ export class AgentService implements AgentApi {
   readonly #demand = new Map<string, number>();
 
   constructor(private readonly opts: AgentServiceOptions) {
-    this.#writer = new CityTomlWriter(opts.path);
+    this.#writer = configWriterFor(opts.path, opts.city);
     this.#transcripts = new SessionTranscripts(opts.sessions);
     this.#now = opts.now ?? Date.now;
   }
@@ -85,7 +83,7 @@ export class AgentService implements AgentApi {
   }
 
   async startService(): Promise<void> {
-    await settlePendingWrite(this.opts.path, this.opts.log.journal, CONFIG_EVENT);
+    await settlePendingWrite(this.opts.path, this.opts.log.journal);
     const sessions = this.opts.sessions;
     sessions.materialize = (target) => this.#materialize(target);
     sessions.reconciler.held = () => waitingOnDependencies(this.templates(), this.#facts());
@@ -239,7 +237,7 @@ export class AgentService implements AgentApi {
     const activeBead = s ? this.#activeBead(s) : undefined;
     const provider = t.provider ?? this.opts.sessions.config.provider;
     const presetKnown =
-      t.startCommand !== undefined || (provider !== undefined && provider in builtinPresets());
+      t.startCommand !== undefined || (provider !== undefined && this.#knowsProvider(provider));
     const view: AgentView = {
       name,
       running,
@@ -286,7 +284,7 @@ export class AgentService implements AgentApi {
     if (input.dir !== undefined) {
       invalidUnless(NAME.test(input.dir), 'body.dir', 'expected a rig name', input.dir);
     }
-    invalidUnless(input.provider in builtinPresets(), 'body.provider', 'unknown provider', input.provider);
+    invalidUnless(this.#knowsProvider(input.provider), 'body.provider', 'unknown provider', input.provider);
     const qualified = qualifiedName(input);
     if (this.templates().some((t) => t.qualified === qualified)) {
       throw new ConflictError(`agent ${qualified} already exists`);
@@ -302,7 +300,7 @@ export class AgentService implements AgentApi {
   async update(name: string, input: AgentUpdateInput, actor: string): Promise<void> {
     const current = this.#configOf(name);
     if (input.provider !== undefined) {
-      invalidUnless(input.provider in builtinPresets(), 'body.provider', 'unknown provider', input.provider);
+      invalidUnless(this.#knowsProvider(input.provider), 'body.provider', 'unknown provider', input.provider);
     }
     const next: AgentConfig = { ...current };
     if (input.provider !== undefined) next.provider = input.provider;
@@ -397,26 +395,26 @@ export class AgentService implements AgentApi {
     config: AgentConfig | undefined,
     change: (tables: Record<string, unknown>[]) => Record<string, unknown>[],
   ): Promise<void> {
-    const next = await this.#writer.write(
-      (doc) => {
-        const tables = change(Array.isArray(doc.agent) ? (doc.agent as Record<string, unknown>[]) : []);
-        if (tables.length > 0) doc.agent = tables;
-        else delete doc.agent;
-      },
-      (writeId) =>
-        this.opts.log.run(() => ({
-          records: [
-            recordOf({
-              type: CONFIG_EVENT,
-              actor,
-              subject: agent,
-              payload: { write_id: writeId, op, agent, ...(config ? { config: { ...config } } : {}) },
-            }),
-          ],
-          commit: () => undefined,
-        })),
-    );
-    this.opts.sessions.setConfig(next);
+    const { config: next } = await this.#writer.write(this.opts.log, (doc) => {
+      const tables = change(Array.isArray(doc.agent) ? (doc.agent as Record<string, unknown>[]) : []);
+      if (tables.length > 0) doc.agent = tables;
+      else delete doc.agent;
+      return {
+        record: {
+          type: 'agent.config_changed',
+          actor,
+          subject: agent,
+          payload: { op, agent, ...(config ? { config: { ...config } } : {}) },
+        },
+        result: undefined,
+      };
+    });
+    this.opts.sessions.setConfig(next.city);
+  }
+
+  /** A builtin provider, or one the city defines (`[providers.<name>]`). */
+  #knowsProvider(name: string): boolean {
+    return name in builtinPresets() || Object.hasOwn(this.opts.sessions.config.providers ?? {}, name);
   }
 }
 
