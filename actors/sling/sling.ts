@@ -1,0 +1,127 @@
+import type { BeadStore } from '../beads/beadStore.ts';
+import { BadRequestError, ConflictError, GcError, NotFoundError } from '../errors.ts';
+import type { FormulaService } from '../formulas/formulaService.ts';
+import {
+  directSlingDecider,
+  launchDecider,
+  type LiveWorkflowConflict,
+} from '../../machines/sling/slingDecide.ts';
+import type { SlingInputBody, SlingResponse } from '../../schemas/sling.ts';
+import { resolveSlingTarget } from './slingTarget.ts';
+
+/** What a sling works with: the city's bead store, formulas and agents service. */
+export interface SlingContext {
+  city: string;
+  store: BeadStore;
+  formulas: FormulaService;
+  /** The city's agents service (`LiveCity.services.agents`): targets are its agents and pools. */
+  agents: unknown;
+  actor?: string;
+}
+
+const invalid = (field: string, message: string, value?: unknown): BadRequestError =>
+  new BadRequestError(message, 'invalid', {
+    errors: [{ location: `body.${field}`, message, ...(value === undefined ? {} : { value }) }],
+  });
+
+/**
+ * Upstream's checks of a sling body, in upstream's order: a bead or a formula, not both; a bead or an
+ * attachment, not both; an attachment only with a formula; vars, title and scope only with a formula;
+ * scope_kind and scope_ref together, kind city or rig. The city scope must name this city; rigs are not
+ * served (404). @throws BadRequestError (400 `invalid:` naming the field), NotFoundError.
+ */
+export function checkSlingBody(city: string, b: SlingInputBody): void {
+  if (b.bead === undefined && b.formula === undefined) throw invalid('bead', 'bead or formula is required');
+  if (b.bead !== undefined && b.formula !== undefined)
+    throw invalid('formula', 'bead and formula are mutually exclusive', b.formula);
+  if (b.bead !== undefined && b.attached_bead_id !== undefined)
+    throw invalid('attached_bead_id', 'bead and attached_bead_id are mutually exclusive', b.attached_bead_id);
+  if (b.attached_bead_id !== undefined && b.formula === undefined)
+    throw invalid('attached_bead_id', 'attached_bead_id requires formula', b.attached_bead_id);
+  if (b.formula === undefined) {
+    for (const field of ['vars', 'title', 'scope_kind', 'scope_ref'] as const)
+      if (b[field] !== undefined) throw invalid(field, `${field} requires formula`, b[field]);
+  }
+  if ((b.scope_kind === undefined) !== (b.scope_ref === undefined))
+    throw invalid(
+      b.scope_kind === undefined ? 'scope_kind' : 'scope_ref',
+      'scope_kind and scope_ref must be given together',
+    );
+  if (b.scope_kind !== undefined && b.scope_kind !== 'city' && b.scope_kind !== 'rig')
+    throw invalid('scope_kind', 'scope_kind must be city or rig', b.scope_kind);
+  if (b.scope_kind === 'rig') throw new NotFoundError(`rig ${b.scope_ref} not found`);
+  if (b.scope_kind === 'city' && b.scope_ref !== city)
+    throw new NotFoundError(`scope city:${b.scope_ref} not found`);
+}
+
+/**
+ * `POST /sling`: routes an existing bead to an agent or pool (`direct`: `gc.routed_to`, plus a
+ * `sling-<bead>` auto-convoy), or cooks a formula and routes the workflow to it (`standalone`, or
+ * `attached` to a bead: `gc.source_bead_id` on the root, `workflow_id` on the bead). Each is one decision
+ * appended as one batch: everything lands or nothing. Answers the HTTP status (200 direct, 201 launch)
+ * and upstream's SlingResponse.
+ * @throws BadRequestError (400) for a body upstream refuses; NotFoundError for an unknown target, bead
+ *   or formula; ValidationError (422) for a formula that does not compile (missing variable, cycle);
+ *   ConflictError (409) for a closed bead or a source bead with a live workflow (without `force`).
+ */
+export async function sling(
+  ctx: SlingContext,
+  body: SlingInputBody,
+): Promise<{ status: 200 | 201; body: SlingResponse }> {
+  checkSlingBody(ctx.city, body);
+  const rigContext = body.scope_kind === 'rig' ? body.scope_ref : body.scope_kind ? undefined : body.rig;
+  const target = await resolveSlingTarget(ctx.agents, body.target, rigContext);
+  if (target === undefined) throw new NotFoundError(`target ${body.target} not found`);
+  const actor = ctx.actor ?? 'api';
+
+  if (body.bead !== undefined) {
+    const id = body.bead;
+    if (body.force && !ctx.store.model.beads.has(id)) {
+      const warning = `bead ${id} not found in store city:${ctx.city}; nothing was routed`;
+      return {
+        status: 200,
+        body: { status: 'slung', target, mode: 'direct', bead: id, warnings: [warning] },
+      };
+    }
+    const done = await ctx.store.decide(directSlingDecider(id, target), { actor });
+    const answer: SlingResponse = { status: 'slung', target, mode: 'direct', bead: id };
+    if (done.unchanged) answer.warnings = [`bead ${id} is already routed to ${target}; nothing changed`];
+    return { status: 200, body: answer };
+  }
+
+  const formula = body.formula!;
+  const { recipe } = await ctx.formulas.compile(formula, body.vars ?? {}, true, body.title || undefined);
+  let conflict: LiveWorkflowConflict | undefined;
+  const launch = {
+    recipe,
+    options: { city: ctx.city, target },
+    force: body.force === true,
+    ...(body.attached_bead_id ? { attachTo: body.attached_bead_id } : {}),
+  };
+  try {
+    const { root } = await ctx.store.decide(
+      launchDecider(launch, (c) => (conflict = c)),
+      { actor },
+    );
+    const answer: SlingResponse = {
+      status: 'slung',
+      target,
+      mode: body.attached_bead_id ? 'attached' : 'standalone',
+      formula,
+      workflow_id: root.id,
+      root_bead_id: root.id,
+    };
+    if (body.attached_bead_id) answer.attached_bead_id = body.attached_bead_id;
+    return { status: 201, body: answer };
+  } catch (err) {
+    if (conflict && err instanceof GcError && err.status === 409)
+      throw new ConflictError(err.message, {
+        errors: conflict.blocking_workflow_ids.map((w) => ({
+          location: 'body.attached_bead_id',
+          message: `blocking workflow ${w}; retry with force to launch another`,
+          value: w,
+        })),
+      });
+    throw err;
+  }
+}

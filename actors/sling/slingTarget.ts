@@ -1,0 +1,36 @@
+import { isAgentApi } from '../agents/agentApi.ts';
+import { NotFoundError, UnavailableError } from '../errors.ts';
+
+/** What sling needs of the agents service: its templates' qualified names, when it can list them. */
+interface WithTemplates {
+  templates(): { qualified: string }[];
+}
+
+const hasTemplates = (s: unknown): s is WithTemplates =>
+  typeof (s as Partial<WithTemplates> | undefined)?.templates === 'function';
+
+/**
+ * The agent or pool `target` names, as upstream resolves it: in a rig context a bare name is first tried
+ * as `<rig>/<target>`; then the qualified name of an agent or pool (a template), or a pool instance.
+ * Resolves undefined when there is none. Effects: reads the agents service.
+ * @throws UnavailableError when the city has no agents service.
+ */
+export async function resolveSlingTarget(
+  agents: unknown,
+  target: string,
+  rigContext: string | undefined,
+): Promise<string | undefined> {
+  if (!isAgentApi(agents)) throw new UnavailableError('agents service is not started for this city');
+  const candidates = rigContext && !target.includes('/') ? [`${rigContext}/${target}`, target] : [target];
+  const templates = hasTemplates(agents) ? new Set(agents.templates().map((t) => t.qualified)) : undefined;
+  for (const name of candidates) {
+    if (templates?.has(name)) return name;
+    try {
+      const view = await agents.get(name);
+      return view.name === name ? name : (view.pool ?? view.name);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+  return undefined;
+}
