@@ -17,7 +17,7 @@ import type { EventClock } from './eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from './journal/journal.ts';
 import type { ActorObserver } from './inspect/actorObserver.ts';
 import { JournaledActor } from './journaledActor.ts';
-import { LogRuntime, type LogFolder } from './logRuntime/logRuntime.ts';
+import { LogRuntime, type LogFolder, type LogRuntimeOptions } from './logRuntime/logRuntime.ts';
 
 export type CityMachine = typeof cityMachine;
 export type CitySnapshot = SnapshotFrom<CityMachine>;
@@ -48,7 +48,8 @@ export class CityActor {
   /**
    * Opens the city's log through `backend` and replays it. `wake` is the machine's effect slot: called
    * after a committed transition that leaves work for the reconciler. `clock` stamps what the machine
-   * records, after every recorded `ts`. `observer` is told of the actor and its commits.
+   * records, after every recorded `ts`. `observer` is told of the actor and its commits. `fence` (cluster
+   * mode) folds the log first and guards every append of its runtime (actors/cluster/cityFence.ts).
    * Effects: opens (creating) the log; reads all of it. Throws what the backend throws.
    */
   static async open(
@@ -57,11 +58,16 @@ export class CityActor {
     wake: () => void,
     clock?: EventClock,
     observer?: ActorObserver,
+    fence?: LogFolder & { guard: LogRuntimeOptions['guard'] },
   ): Promise<CityActor> {
     const journal = await backend.open({ name: entry.name, file: cityLogFile(entry.path) });
     const machine = cityMachine.provide({ actions: { wake: () => wake() } });
     const [initial] = initialTransition(machine, { name: entry.name, path: entry.path });
-    const log = new LogRuntime(journal, 0, clock ? { clock } : {});
+    const log = new LogRuntime(journal, 0, {
+      ...(clock ? { clock } : {}),
+      ...(fence ? { guard: fence.guard } : {}),
+    });
+    if (fence) await log.attach(fence, 0);
     const folder: LogFolder = {
       fold: (events) => {
         for (const event of events) clock?.observe(event.ts);

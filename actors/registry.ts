@@ -9,6 +9,15 @@ export interface RegistryEntry {
   path: string;
 }
 
+/** What the supervisor asks of its registry of cities, whichever store holds it (file, or a cluster's KV). */
+export interface CityRegistryStore {
+  list(): RegistryEntry[];
+  get(name: string): RegistryEntry | undefined;
+  byPath(path: string): RegistryEntry | undefined;
+  add(entry: RegistryEntry): Promise<void>;
+  remove(name: string): Promise<void>;
+}
+
 /** City names the registry accepts (upstream's effective-name rule). */
 export const CITY_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
@@ -17,7 +26,7 @@ export const CITY_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
  * upstream). Held in memory; every change rewrites the file atomically (temp file + rename), one write at
  * a time (changes that arrive meanwhile share the next write), so concurrent changes never lose each other.
  */
-export class CityRegistry {
+export class CityRegistry implements CityRegistryStore {
   readonly file: string;
   #entries = new Map<string, RegistryEntry>();
   #queued: Array<{

@@ -19,7 +19,9 @@ import { HARD_DEPENDENCIES } from './providers.ts';
 import { Readiness } from './readiness.ts';
 import { reconcilePass } from './reconcile.ts';
 import { Reconciler } from './reconciler.ts';
-import { CityRegistry } from './registry.ts';
+import { ClusterCoordinator } from './cluster/clusterCoordinator.ts';
+import { ClusterNode, clusterLogHome } from './cluster/clusterNode.ts';
+import { CityRegistry, type CityRegistryStore } from './registry.ts';
 import {
   DEFAULT_SCAFFOLD_STEP_TIMEOUT_MS,
   type ScaffoldDeadline,
@@ -88,11 +90,13 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   readonly #reconciler: Reconciler;
   readonly #stopTimeoutMs: number;
   #closing: Promise<void> | undefined;
+  /** Cluster mode (`config.cluster`): leases, replicas, adoption. Undefined for a lone supervisor. */
+  cluster: ClusterCoordinator | undefined;
 
   private constructor(
     readonly config: SupervisorConfig,
     readonly backend: JournalBackend,
-    readonly registry: CityRegistry,
+    readonly registry: CityRegistryStore,
     readonly log: SupervisorLog,
     readonly clock: EventClock,
     options: SupervisorOptions,
@@ -143,6 +147,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     await mkdir(config.home, { recursive: true });
     const clock = new EventClock(options.now);
     const inspection = options.inspection ?? new ActorInspection();
+    if (config.cluster) return Supervisor.#startInCluster(config, backend, clock, { ...options, inspection });
     const log = await SupervisorLog.open(backend, config.home, clock, inspection);
     const registry = await CityRegistry.load(config.home);
     const sup = new Supervisor(config, backend, registry, log, clock, { ...options, inspection });
@@ -162,8 +167,49 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     return sup;
   }
 
+  /**
+   * A supervisor of cluster `config.cluster`: the registry and the leases in JetStream key-value buckets,
+   * the cluster's shared supervisor log, and the coordinator's first round (replicas of every city, adoption
+   * of those nobody owns) before `supervisor.started`.
+   */
+  static async #startInCluster(
+    config: SupervisorConfig,
+    backend: JournalBackend,
+    clock: EventClock,
+    options: SupervisorOptions & { inspection: ActorInspection },
+  ): Promise<Supervisor> {
+    const node = await ClusterNode.join(config);
+    try {
+      const log = await SupervisorLog.open(
+        backend,
+        clusterLogHome(node.name),
+        clock,
+        options.inspection,
+        true,
+      );
+      const sup = new Supervisor(config, backend, node.registry, log, clock, options);
+      const interval = Math.max(50, Math.min(config.tickMs, Math.floor(config.leaseTtlMs / 3)));
+      sup.cluster = new ClusterCoordinator(sup, node, interval);
+      log.reconciles = (name) => sup.cities.has(name);
+      await sup.cluster.start();
+      await log.boot();
+      sup.#reconciler.start();
+      return sup;
+    } catch (err) {
+      await node.leave();
+      throw err;
+    }
+  }
+
   async openCity(entry: { name: string; path: string }): Promise<CityActor> {
-    const city = await CityActor.open(this.backend, entry, () => this.wake(), this.clock, this.inspection);
+    const city = await CityActor.open(
+      this.backend,
+      entry,
+      () => this.wake(),
+      this.clock,
+      this.inspection,
+      this.cluster?.node.fenceFor(entry.name),
+    );
     city.actor.onChange(() => {
       if (
         this.live.get(city.name)?.journal === city.journal &&
@@ -195,6 +241,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     const journalClosed = city.journal.close().catch(() => undefined);
     await city.log.close().catch(() => undefined);
     await journalClosed;
+    await this.cluster?.released(city.name);
   }
 
   wake(): void {
@@ -211,7 +258,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   }
 
   listCities(): CityInfoView[] {
-    return [...this.cities.values()]
+    return (this.cluster ? this.cluster.all() : [...this.cities.values()])
       .filter((c) => !UNLISTED.has(c.state))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((c) => {
@@ -293,8 +340,12 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
         new Promise((resolve) => (timer = setTimeout(resolve, this.#stopTimeoutMs))),
       ]);
       clearTimeout(timer);
+      await this.cluster?.stop();
       for (const city of this.cities.values()) await city.stopServices();
-      await this.log.stopped();
+      await this.log.stopped().catch((err: unknown) => {
+        if (!this.cluster) throw err;
+      });
+      await this.cluster?.node.leave();
     })();
     return this.#closing;
   }

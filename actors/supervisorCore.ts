@@ -8,7 +8,7 @@ import type { JournalBackend } from './journal/journal.ts';
 import type { LiveCities } from './liveCities.ts';
 import type { Logger } from './logger.ts';
 import type { Readiness } from './readiness.ts';
-import type { CityRegistry } from './registry.ts';
+import type { CityRegistryStore } from './registry.ts';
 import type { ScaffoldDeadline } from './scaffoldSteps.ts';
 import type { SupervisorLog } from './supervisorLog.ts';
 
@@ -20,7 +20,7 @@ export interface SupervisorCore {
   readonly config: SupervisorConfig;
   readonly backend: JournalBackend;
   readonly readiness: Readiness;
-  readonly registry: CityRegistry;
+  readonly registry: CityRegistryStore;
   readonly log: SupervisorLog;
   /**
    * Every city with an actor: registered ones and ones still being unregistered, by name. Read-only here:

@@ -36,25 +36,36 @@ export class SupervisorLog {
   /** Every actor of this log folds what the others record; the runtime skips the decider's own records. */
   #folder!: LogFolder;
   #supervisor!: JournaledActor<typeof supervisorMachine>;
+  /**
+   * Cluster mode: the cities whose requests this supervisor completes (the ones it owns); `pending()`
+   * leaves the others to their owners. Unset: every request is ours.
+   */
+  reconciles: ((city: string) => boolean) | undefined;
 
   private constructor(
     readonly journal: Journal,
     /** Told of every actor of this log (live actor view, XState inspector). */
     private readonly observer?: ActorObserver,
+    /** One log of several supervisors (a cluster): the lifecycle records of the others are not ours. */
+    private readonly shared = false,
   ) {}
 
   /**
    * Opens and replays the supervisor log; `clock` stamps what it records from then on, after every
-   * recorded `ts`; `observer` is told of every actor of the log. Effects: opens (creating) the log and reads all of it. Throws what the backend throws.
+   * recorded `ts`; `observer` is told of every actor of the log. `shared`: the log of a whole cluster,
+   * whose `supervisor.started`/`stopped` records are not folded (each supervisor's lifecycle is its own, so
+   * a shared log reports the previous exit as `unknown`). Effects: opens (creating) the log and reads all
+   * of it. Throws what the backend throws.
    */
   static async open(
     backend: JournalBackend,
     home: string,
     clock?: EventClock,
     observer?: ActorObserver,
+    shared = false,
   ): Promise<SupervisorLog> {
     const journal = await backend.open({ name: SUPERVISOR_LOG, file: supervisorLogFile(home) });
-    const log = new SupervisorLog(journal, observer);
+    const log = new SupervisorLog(journal, observer, shared);
     log.#log = new LogRuntime(journal, 0, clock ? { clock } : {});
     log.#folder = {
       fold: (events) => {
@@ -127,8 +138,14 @@ export class SupervisorLog {
     return this.#terminate(requestId, { type: 'FAIL', error_code, error_message });
   }
 
-  /** Accepted requests without a terminal event yet. */
+  /** Accepted requests without a terminal event yet (in a cluster: of the cities this supervisor owns). */
   pending(): RequestContext[] {
+    const mine = this.reconciles;
+    return mine ? this.pendingEverywhere().filter((r) => mine(r.name)) : this.pendingEverywhere();
+  }
+
+  /** Accepted requests without a terminal event yet, whoever completes them. */
+  pendingEverywhere(): RequestContext[] {
     return [...this.#pending.values()]
       .filter((a) => a.snapshot.value === 'accepted')
       .map((a) => a.snapshot.context);
@@ -145,7 +162,7 @@ export class SupervisorLog {
   }
 
   #foldOne(event: JournalEvent): void {
-    this.#supervisor.fold(supervisorEventsFromRecord(event, SUPERVISOR_LOG));
+    if (!this.shared) this.#supervisor.fold(supervisorEventsFromRecord(event, SUPERVISOR_LOG));
     const request = requestRecordOf(event, SUPERVISOR_LOG);
     if (request === undefined) return;
     let actor = this.#pending.get(request.request_id);

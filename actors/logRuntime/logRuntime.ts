@@ -62,6 +62,12 @@ export interface LogRuntimeOptions {
   pageSize?: number;
   /** Told when following the log fails (it is retried). */
   onError?: (err: unknown) => void;
+  /**
+   * Asked before every append with the drafts about to be written; throws to refuse them (nothing is
+   * written). The cluster's ownership fence (actors/cluster/cityFence.ts): a supervisor that does not hold
+   * a city's lease, or whose log names another owner, never writes to it.
+   */
+  guard?: (drafts: readonly JournalDraft[]) => void;
 }
 
 /**
@@ -363,6 +369,7 @@ export class LogRuntime {
     beforePartialFold?: () => void,
   ): Promise<JournalEvent[]> {
     const clock = this.options.clock;
+    this.options.guard?.(records.map((r) => r.draft));
     const drafts: JournalDraft[] = records.map((r) =>
       clock && r.draft.ts === undefined ? { ...r.draft, ts: clock.next() } : r.draft,
     );

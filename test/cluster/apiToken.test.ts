@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { SupervisorConfig } from '../../actors/config.ts';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { TOKEN_REDACTION } from '../../actors/logger.ts';
@@ -14,7 +15,7 @@ import { openSse } from '../helpers/sse.ts';
 const TOKEN = 's3cret-token-for-tests';
 
 async function tokenApp(t: Test) {
-  const { app, deps } = await memoryApp({ config: { apiToken: TOKEN } });
+  const { app, deps } = await memoryApp({ config: { apiToken: TOKEN } as SupervisorConfig });
   deps.cities.set({
     name: 'alpha',
     path: '/cities/alpha',

@@ -1,0 +1,165 @@
+import type { CityActor } from '../cityActor.ts';
+import type { LiveCities } from '../liveCities.ts';
+import type { Logger } from '../logger.ts';
+import type { SupervisorLog } from '../supervisorLog.ts';
+import type { ClusterNode } from './clusterNode.ts';
+
+/** What the coordinator needs of its supervisor. */
+export interface CoordinatedSupervisor {
+  /** The cities this supervisor owns (runs their controllers); the coordinator moves cities in and out. */
+  readonly cities: Map<string, CityActor>;
+  readonly live: LiveCities;
+  readonly log: SupervisorLog;
+  readonly logger: Logger;
+  openCity(entry: { name: string; path: string }): Promise<CityActor>;
+  attach(city: CityActor): void;
+  wake(): void;
+}
+
+/**
+ * The cluster's side of a supervisor, one round every `intervalMs` (at most a third of the lease TTL):
+ * renew the leases held; read the registry and the owners; open a read replica of every city of the
+ * cluster (its log followed from JetStream, served to lists and streams, never written); adopt every
+ * city whose lease nobody holds (the owner died or left: take the lease, fence the log, recover the city
+ * so the reconciler restarts it here and completes its pending requests); demote at once a city whose
+ * lease was lost (services stopped, kept as a replica). Pending requests of the shared supervisor log
+ * count as cities too, so an unregister whose owner died still gets its terminal event.
+ */
+export class ClusterCoordinator {
+  /** Cities of the cluster this supervisor follows without owning them. */
+  readonly replicas = new Map<string, CityActor>();
+  #timer: NodeJS.Timeout | undefined;
+  #round: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(
+    private readonly sup: CoordinatedSupervisor,
+    readonly node: ClusterNode,
+    private readonly intervalMs: number,
+  ) {
+    node.onLeaseLost((city, why) => {
+      sup.logger.warn({ city, why }, 'city lease lost: no more writes from here');
+      this.#demote(city);
+    });
+  }
+
+  /** Runs the first round now (start-up adopts what nobody owns), then one every interval. */
+  async start(): Promise<void> {
+    await this.round();
+    const loop = (): void => {
+      this.#timer = setTimeout(() => {
+        void this.round().finally(() => {
+          if (!this.#stopped) loop();
+        });
+      }, this.intervalMs);
+    };
+    loop();
+  }
+
+  /** One round (see the class); concurrent calls share it. Never throws (failures are logged). */
+  round(): Promise<void> {
+    this.#round ??= this.#run().finally(() => (this.#round = undefined));
+    return this.#round;
+  }
+
+  /** Stops the rounds (leases are given back by `node.leave()`). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#round;
+  }
+
+  /** Every city this supervisor serves: owned, then replicas. */
+  all(): CityActor[] {
+    return [...this.sup.cities.values(), ...this.replicas.values()];
+  }
+
+  async #run(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      await this.node.leases.renewAll();
+      await this.node.registry.refresh();
+      const wanted = new Map(this.node.registry.list().map((e) => [e.name, e.path]));
+      for (const req of this.sup.log.pendingEverywhere())
+        if (!wanted.has(req.name)) wanted.set(req.name, req.path);
+      for (const [name, path] of wanted) {
+        if (this.#stopped) return;
+        await this.#tend(name, path).catch((err: unknown) =>
+          this.sup.logger.warn({ err, city: name }, 'cluster round: city not tended'),
+        );
+      }
+      for (const [name, city] of this.replicas) {
+        if (!wanted.has(name)) await this.#dropReplica(name, city);
+      }
+    } catch (err) {
+      this.sup.logger.warn({ err }, 'cluster round failed');
+    }
+  }
+
+  async #tend(name: string, path: string): Promise<void> {
+    if (this.sup.cities.has(name)) return;
+    let city = this.replicas.get(name);
+    if (!city) {
+      city = await this.sup.openCity({ name, path });
+      this.replicas.set(name, city);
+      this.sup.live.set({
+        name: city.name,
+        path: city.path,
+        journal: city.journal,
+        log: city.log,
+        running: city.running,
+        services: {},
+      });
+    }
+    const owner = await this.node.leases.owner(name);
+    if (owner && owner.id !== this.node.me.id) {
+      this.node.owners.set(name, { id: owner.id, url: owner.url });
+      return;
+    }
+    this.node.owners.delete(name);
+    await this.#adopt(city);
+  }
+
+  /** Takes the lease of a city nobody holds, fences its log and recovers it here. */
+  async #adopt(city: CityActor): Promise<void> {
+    const epoch = await this.node.leases.acquire(city.name);
+    if (epoch === undefined) return;
+    try {
+      await city.log.catchUp();
+      await this.node.fenceFor(city.name).takeOver(city.log, epoch);
+      if (city.state === 'absent') await city.send({ type: 'REGISTER' });
+      await city.send({ type: 'RECOVER' });
+    } catch (err) {
+      await this.node.leases.release(city.name);
+      throw err;
+    }
+    this.replicas.delete(city.name);
+    this.sup.attach(city);
+    this.sup.logger.info({ city: city.name, epoch }, 'city adopted');
+    this.sup.wake();
+  }
+
+  /** A lost lease: the city leaves the owned set at once (the fence already refuses its writes). */
+  #demote(name: string): void {
+    const city = this.sup.cities.get(name);
+    if (!city) return;
+    this.sup.cities.delete(name);
+    this.replicas.set(name, city);
+    this.sup.live.update(name, { services: {} });
+    void city.stopServices().then((failure) => {
+      if (failure) this.sup.logger.warn({ city: name, failure }, 'stopping a demoted city');
+    });
+  }
+
+  async #dropReplica(name: string, city: CityActor): Promise<void> {
+    this.replicas.delete(name);
+    if (this.sup.live.get(name)?.journal === city.journal) this.sup.live.remove(name);
+    await city.log.close().catch(() => undefined);
+    await city.journal.close().catch(() => undefined);
+  }
+
+  /** A city this supervisor detached (unregistered): its lease goes back. */
+  async released(name: string): Promise<void> {
+    await this.node.leases.release(name);
+  }
+}
