@@ -28,6 +28,7 @@ import { withProblemResponses } from './openapiProblems.ts';
 import { registerSchemas } from '../schemas/eventSchemas.ts';
 import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
 import { buildValidator } from './strictBody.ts';
+import { registerClusterRouting } from './clusterRouting.ts';
 import { registerBodyParsers } from './bodyParsers.ts';
 
 export type App = FastifyInstance;
@@ -84,6 +85,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     ),
   );
   registerMiddleware(app, { readOnly: deps.readOnly, apiToken: deps.config.apiToken });
+  if (deps.cluster) registerClusterRouting(app, deps, deps.cluster);
 
   await app.register(async (scope) => {
     healthRoutes(scope, deps);
