@@ -1,3 +1,4 @@
+import type { ClusterRouting } from '../actors/cluster/clusterCoordinator.ts';
 import type { SupervisorConfig } from '../actors/config.ts';
 import type { ActorView } from '../actors/inspect/actorView.ts';
 import type { LiveCities } from '../actors/liveCities.ts';
@@ -14,4 +15,6 @@ export interface AppDeps {
   supervisor: SupervisorApi;
   /** The live actor view (`/v0/actors`); absent in apps built without a supervisor's actors. */
   actors?: ActorView;
+  /** Cluster mode: who owns each city, forwarding, the broker connection (http/clusterRouting.ts). */
+  cluster?: ClusterRouting;
 }

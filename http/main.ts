@@ -93,6 +93,8 @@ export async function runSupervisor(
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${urlHost(config.bind)}:${port}`;
+    // The lease values other supervisors forward to carry it from the next renewal on.
+    supervisor.cluster?.node.advertise(url);
     await writeFileAtomic(supervisorInfoFile(config.home), JSON.stringify({ pid: process.pid, url }) + '\n');
 
     const sup = supervisor;

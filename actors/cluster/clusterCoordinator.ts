@@ -2,7 +2,20 @@ import type { CityActor } from '../cityActor.ts';
 import type { LiveCities } from '../liveCities.ts';
 import type { Logger } from '../logger.ts';
 import type { SupervisorLog } from '../supervisorLog.ts';
-import type { ClusterNode } from './clusterNode.ts';
+import type { ClusterNode, CityOwnership } from './clusterNode.ts';
+
+/** What the HTTP layer knows of the cluster a supervisor belongs to (cluster mode only). */
+export interface ClusterRouting {
+  readonly me: { readonly id: string; readonly url: string };
+  /** Forward a request for a city another supervisor owns (else: 421 naming the owner). */
+  readonly forward: boolean;
+  /** Who serves writes to `city`; undefined for a city the cluster does not know (the routes answer 404). */
+  route(city: string): CityOwnership | undefined;
+  /** True while this supervisor reaches its NATS broker. */
+  readonly connected: boolean;
+  /** Tells `listener` when the broker connection drops (false) and comes back (true). */
+  onConnection(listener: (connected: boolean) => void): () => void;
+}
 
 /** What the coordinator needs of its supervisor. */
 export interface CoordinatedSupervisor {
@@ -156,6 +169,23 @@ export class ClusterCoordinator {
     if (this.sup.live.get(name)?.journal === city.journal) this.sup.live.remove(name);
     await city.log.close().catch(() => undefined);
     await city.journal.close().catch(() => undefined);
+  }
+
+  /** The HTTP layer's view: who serves each city, and the broker connection. */
+  routing(forward: boolean): ClusterRouting {
+    const node = this.node;
+    return {
+      me: node.me,
+      forward,
+      route: (city) =>
+        this.sup.cities.has(city) || this.replicas.has(city)
+          ? node.ownership(city, this.sup.cities.has(city))
+          : undefined,
+      get connected() {
+        return node.connected;
+      },
+      onConnection: (listener) => node.onConnection(listener),
+    };
   }
 
   /** A city this supervisor detached (unregistered): its lease goes back. */

@@ -9,12 +9,13 @@ import type { Logger } from '../logger.ts';
  * backend. Opens no connection itself (the JetStream backend connects on its first `open`).
  */
 export function openJournalBackend(
-  config: Pick<SupervisorConfig, 'natsUrl'> & Partial<Pick<SupervisorConfig, 'natsPrefix'>>,
+  config: Pick<SupervisorConfig, 'natsUrl'> & Partial<Pick<SupervisorConfig, 'natsPrefix' | 'natsReplicas'>>,
   logger?: Logger,
 ): JournalBackend {
   if (!config.natsUrl) return new FileJournalBackend(logger ? { logger } : {});
   return new JetStreamJournalBackend({
     servers: config.natsUrl,
     ...(config.natsPrefix === undefined ? {} : { prefix: config.natsPrefix }),
+    ...(config.natsReplicas === undefined ? {} : { replicas: config.natsReplicas }),
   });
 }
