@@ -47,6 +47,8 @@ interface Param {
    * service (this city has a read-only stand-in), so its handler answers 503 once the value has passed.
    */
   answers?: number;
+  /** Other query parameters the route requires (`name=value&…`). */
+  query?: string;
 }
 
 /** Every integer-valued query parameter; the test below checks the list against the OpenAPI document. */
@@ -74,6 +76,9 @@ const PARAMS: Param[] = [
   // The harness city runs no formulas service: good values pass validation and reach the 503.
   { path: '/v0/city/{cityName}/formulas/feed', name: 'limit', answers: 503 },
   { path: '/v0/city/{cityName}/formulas/{name}/runs', name: 'limit', answers: 503 },
+  // Nor an orders service.
+  { path: '/v0/city/{cityName}/orders/feed', name: 'limit', answers: 503 },
+  { path: '/v0/city/{cityName}/orders/history', name: 'limit', answers: 503, query: 'scoped_name=nightly' },
   { path: '/v0/city/{cityName}/session/{id}/transcript', name: 'tail', maximum: 1_000_000, answers: 503 },
   {
     path: '/v0/city/{cityName}/session/{id}/transcript',
@@ -133,8 +138,8 @@ async function server(t: Test): Promise<{ h: CityHarness; base: string }> {
 }
 
 /** GETs `path?name=value` (the value percent-encoded) and reads the whole answer; a 200 stream is closed. */
-async function get(base: string, h: CityHarness, { path, name, stream }: Param, value: string) {
-  const url = `${base}${path.replace('{cityName}', h.name).replace('{id}', 's-1')}?${name}=${encodeURIComponent(value)}`;
+async function get(base: string, h: CityHarness, { path, name, stream, query }: Param, value: string) {
+  const url = `${base}${path.replace('{cityName}', h.name).replace('{id}', 's-1')}?${query ? `${query}&` : ''}${name}=${encodeURIComponent(value)}`;
   if (stream) {
     const sse = await openSse(url);
     sse.close();
