@@ -82,6 +82,19 @@ export async function readCityConfig(dir: string): Promise<CityConfig> {
 const int = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'bigint' ? Number(v) : undefined;
 
+/**
+ * Reads and parses a city's `city.toml` as a document. Throws when the file is missing or not valid TOML,
+ * with a message fit for a `request.failed` event.
+ */
+export async function readCityToml(dir: string): Promise<Record<string, unknown>> {
+  const file = cityTomlPath(dir);
+  try {
+    return parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`loading ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** The config a parsed `city.toml` document holds. Pure. */
 export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   const ws = (doc.workspace ?? {}) as Record<string, unknown>;

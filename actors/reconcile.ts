@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CityActor } from './cityActor.ts';
-import { readCityConfig } from './cityConfig.ts';
+import { readCityToml } from './cityConfig.ts';
+import { effectiveConfig } from './config/effectiveConfig.ts';
+import { materializePacks } from './config/packs.ts';
 import { CITY_PHASES, type CityPhase } from './cityServices.ts';
 import { isBuiltinProvider } from './providers.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
@@ -99,13 +101,20 @@ async function builtinPhase(phase: CityPhase, city: CityActor): Promise<void> {
     case 'materializing_packs': {
       const gc = join(city.path, '.gc');
       await Promise.all(['cache', 'runtime', 'system'].map((d) => mkdir(join(gc, d), { recursive: true })));
-      city.config = await readCityConfig(city.path);
+      // Packs are fetched once, here; then the config is the effective one (packs and patches applied).
+      const raw = await readCityToml(city.path);
+      await materializePacks(city.path, raw);
+      city.config = (await effectiveConfig({ path: city.path, name: city.name })).city;
       break;
     }
     case 'validating_agents': {
       for (const [i, agent] of (city.config?.agents ?? []).entries()) {
         if (agent.name.trim() === '') throw new Error(`agent #${i + 1} in city.toml has no name`);
-        if (agent.provider !== undefined && !isBuiltinProvider(agent.provider)) {
+        if (
+          agent.provider !== undefined &&
+          !isBuiltinProvider(agent.provider) &&
+          !Object.hasOwn(city.config?.providers ?? {}, agent.provider)
+        ) {
           throw new Error(`agent ${agent.name}: unknown provider ${JSON.stringify(agent.provider)}`);
         }
       }

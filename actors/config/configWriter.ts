@@ -168,7 +168,8 @@ export class ConfigWriter {
         ],
         commit: () => undefined,
       }));
-      if (config) this.#notify(config);
+      // An invalid hand edit is recorded, but the last good config stays in use.
+      if (config && errors.length === 0) this.#notify(config);
       return config;
     });
   }
