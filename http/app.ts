@@ -8,6 +8,7 @@ import { actorRoutes } from './routes/actors.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
+import { configSurfaceRoutes } from './routes/configSurface.ts';
 import { convoyRoutes } from './routes/convoys.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     sessionPendingRoutes(scope, deps);
     extmsgRoutes(scope, deps);
     formulaRoutes(scope, deps);
+    configSurfaceRoutes(scope, deps);
     workflowRoutes(scope, deps);
     orderRoutes(scope, deps);
     slingRoutes(scope, deps);
