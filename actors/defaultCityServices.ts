@@ -1,6 +1,7 @@
 import { BEAD_SERVICE, startBeadService } from './beads/startBeadService.ts';
 import { agentServiceFactory } from './agents/startAgentService.ts';
 import type { CityServiceFactory } from './cityServices.ts';
+import { configServiceFactory } from './config/startConfigService.ts';
 import { extmsgServiceFactory } from './extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from './formulas/startFormulaService.ts';
 import { orderServiceFactory } from './orders/startOrderService.ts';
@@ -19,6 +20,7 @@ export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
   agentServiceFactory,
+  configServiceFactory(),
   extmsgServiceFactory(),
   formulaServiceFactory,
   orderServiceFactory(),
