@@ -26,6 +26,7 @@ const SCENARIOS = [
   'cli',
   'coldstart',
   'dashboard',
+  'svcProxy',
 ];
 
 function runScenario(name: string): Promise<ScenarioResult> {
