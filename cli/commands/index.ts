@@ -14,7 +14,16 @@ import ExtmsgAdapters from './extmsg/adapters.ts';
 import ExtmsgBind from './extmsg/bind.ts';
 import ExtmsgSend from './extmsg/send.ts';
 import ExtmsgTranscript from './extmsg/transcript.ts';
+import FormulaCook from './formula/cook.ts';
+import FormulaList from './formula/list.ts';
+import FormulaPreview from './formula/preview.ts';
+import FormulaShow from './formula/show.ts';
 import Inspect from './inspect.ts';
+import OrderCheck from './order/check.ts';
+import OrderDisable from './order/disable.ts';
+import OrderEnable from './order/enable.ts';
+import OrderHistory from './order/history.ts';
+import OrderList from './order/list.ts';
 import SessionAttach from './session/attach.ts';
 import SessionClose from './session/close.ts';
 import SessionCreate from './session/create.ts';
@@ -31,6 +40,7 @@ import SessionSubmit from './session/submit.ts';
 import SessionSuspend from './session/suspend.ts';
 import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
+import Sling from './sling.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
@@ -57,7 +67,16 @@ export const COMMANDS = {
   'extmsg:bind': ExtmsgBind,
   'extmsg:send': ExtmsgSend,
   'extmsg:transcript': ExtmsgTranscript,
+  'formula:cook': FormulaCook,
+  'formula:list': FormulaList,
+  'formula:preview': FormulaPreview,
+  'formula:show': FormulaShow,
   inspect: Inspect,
+  'order:check': OrderCheck,
+  'order:disable': OrderDisable,
+  'order:enable': OrderEnable,
+  'order:history': OrderHistory,
+  'order:list': OrderList,
   'session:attach': SessionAttach,
   'session:close': SessionClose,
   'session:create': SessionCreate,
@@ -74,6 +93,7 @@ export const COMMANDS = {
   'session:suspend': SessionSuspend,
   'session:transcript': SessionTranscript,
   'session:wake': SessionWake,
+  sling: Sling,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,
