@@ -24,6 +24,8 @@ import OrderDisable from './order/disable.ts';
 import OrderEnable from './order/enable.ts';
 import OrderHistory from './order/history.ts';
 import OrderList from './order/list.ts';
+import ServiceList from './service/list.ts';
+import ServiceRestart from './service/restart.ts';
 import SessionAttach from './session/attach.ts';
 import SessionClose from './session/close.ts';
 import SessionCreate from './session/create.ts';
@@ -77,6 +79,8 @@ export const COMMANDS = {
   'order:enable': OrderEnable,
   'order:history': OrderHistory,
   'order:list': OrderList,
+  'service:list': ServiceList,
+  'service:restart': ServiceRestart,
   'session:attach': SessionAttach,
   'session:close': SessionClose,
   'session:create': SessionCreate,
