@@ -110,9 +110,9 @@ async function forward(
       signal: abort.signal,
       redirect: 'manual',
       ...(hasBody
-        ? { body: request.raw as unknown as NonNullable<RequestInit['body']>, duplex: 'half' }
+        ? { body: request.raw, duplex: 'half' }
         : {}),
-    } as RequestInit);
+    });
   } catch (err) {
     throw new UnavailableError(`the owner of this city at ${base} did not answer`, 'owner_unreachable', {
       cause: err,

@@ -86,6 +86,7 @@ export async function runSupervisor(
         readOnly,
         supervisor,
         actors: new ActorView(supervisor.inspection),
+        ...(supervisor.cluster ? { cluster: supervisor.cluster.routing(config.forward) } : {}),
       },
       { loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) },
     );

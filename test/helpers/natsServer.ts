@@ -122,7 +122,11 @@ async function stoppedEverywhere(pid: number | undefined): Promise<void> {
  * Throws when the binary is missing or the server exits or stays unreachable for 10 s; the error
  * carries the tail of the server's log.
  */
-export async function startNatsServer(bin = findNatsServer()): Promise<NatsServerProcess> {
+export async function startNatsServer(
+  bin = findNatsServer(),
+  /** More server flags (a cluster node's `--cluster`, `--routes`, `-n`, …). */
+  extraArgs: readonly string[] = [],
+): Promise<NatsServerProcess> {
   if (!bin) throw new Error('nats-server not found on PATH (set NATS_SERVER_BIN to point at it)');
   const binary = bin;
   const storeDir = await mkdtemp(join(tmpdir(), 'gc-nats-'));
@@ -134,7 +138,7 @@ export async function startNatsServer(bin = findNatsServer()): Promise<NatsServe
 
   async function launch(): Promise<void> {
     log = '';
-    const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir];
+    const args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...extraArgs];
     const proc = spawn('sh', ['-c', WATCHDOG, binary, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     child = proc;
     paused = false;
