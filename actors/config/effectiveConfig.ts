@@ -48,6 +48,7 @@ export function parseCityToml(text: string): Table {
   } catch (err) {
     const p = tomlProblem(err);
     throw new ValidationError(`${p.file}: ${p.field}: ${p.message}`, 'invalid_config', {
+      cause: err,
       errors: [{ location: `${p.file}:${p.field}`, message: p.message }],
     });
   }
