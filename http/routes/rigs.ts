@@ -67,8 +67,9 @@ export function rigRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request, reply) => {
       const { index, wait, git } = request.query;
-      const api = configApiFor(deps, request.params.cityName);
+      // A malformed index is refused before anything else, as on every blocking list.
       const blocking = parseBlockingQuery({ index, wait }, MAX_WAIT_MS);
+      const api = configApiFor(deps, request.params.cityName);
       if (blocking) await waitForJournal(reply, runningCity(deps, request.params.cityName).journal, blocking);
       const { items, partialErrors } = await api.rigs(git === undefined ? {} : { git });
       setConfigIndexHeaders(reply, api);

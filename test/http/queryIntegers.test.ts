@@ -79,6 +79,8 @@ const PARAMS: Param[] = [
   // Nor an orders service.
   { path: '/v0/city/{cityName}/orders/feed', name: 'limit', answers: 503 },
   { path: '/v0/city/{cityName}/orders/history', name: 'limit', answers: 503, query: 'scoped_name=nightly' },
+  // Nor a config service.
+  { path: '/v0/city/{cityName}/rigs', name: 'index', answers: 503 },
   { path: '/v0/city/{cityName}/session/{id}/transcript', name: 'tail', maximum: 1_000_000, answers: 503 },
   {
     path: '/v0/city/{cityName}/session/{id}/transcript',
