@@ -16,6 +16,7 @@ import { extmsgRoutes } from './routes/extmsg.ts';
 import { formulaRoutes } from './routes/formulas.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
+import { maintenanceRoutes } from './routes/maintenance.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { serviceRoutes } from './routes/services.ts';
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     orderRoutes(scope, deps);
     slingRoutes(scope, deps);
     serviceRoutes(scope, deps);
+    maintenanceRoutes(scope, deps);
     openapiRoutes(scope);
     actorRoutes(scope, deps);
     dashboardRoutes(scope);
