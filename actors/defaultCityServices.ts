@@ -7,6 +7,7 @@ import { formulaServiceFactory } from './formulas/startFormulaService.ts';
 import { orderServiceFactory } from './orders/startOrderService.ts';
 import { sessionServiceFactory } from './sessions/startSessionService.ts';
 import { workspaceServicesFactory } from './workspaceServices/startWorkspaceServices.ts';
+import { maintenanceServiceFactory } from './maintenance/startMaintenance.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
 export const beadStoreService: CityServiceFactory = {
@@ -15,7 +16,7 @@ export const beadStoreService: CityServiceFactory = {
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
 
-/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders, workspace services. */
+/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders, workspace services, maintenance. */
 export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
@@ -25,4 +26,5 @@ export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   formulaServiceFactory,
   orderServiceFactory(),
   workspaceServicesFactory(),
+  maintenanceServiceFactory(),
 ];
