@@ -81,6 +81,8 @@ export class SupervisorLog {
       observer,
     );
     await log.#log.attach(log.#folder, 0);
+    // Other supervisors of the cluster write here too: their requests must reach this one's fold.
+    if (shared) log.#log.follow();
     return log;
   }
 

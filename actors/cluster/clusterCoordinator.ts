@@ -110,7 +110,15 @@ export class ClusterCoordinator {
   }
 
   async #tend(name: string, path: string): Promise<void> {
-    if (this.sup.cities.has(name)) return;
+    if (this.sup.cities.has(name)) {
+      // Created here again after it was someone else's: the old replica's reader goes, the log stays open.
+      const stale = this.replicas.get(name);
+      this.replicas.delete(name);
+      await stale?.log.close();
+      return;
+    }
+    // Ours, but not attached yet: a create in progress here owns it (its handler attaches it).
+    if (this.node.leases.holds(name)) return;
     let city = this.replicas.get(name);
     if (!city) {
       city = await this.sup.openCity({ name, path });
