@@ -41,6 +41,10 @@ export const memberEnv = (natsUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJ
   ...extra,
 });
 
+/** Extra environment of one member, or a function of the NATS cluster giving it (e.g. a proxied URL). */
+export type MemberEnv =
+  NodeJS.ProcessEnv | ((nats: NatsCluster) => Promise<NodeJS.ProcessEnv> | NodeJS.ProcessEnv);
+
 /**
  * Issue #20's topology with local processes: three clustered nats-server nodes on loopback (random ports,
  * temp stores) and two supervisors in one cluster; `t` tears everything down. Resolves undefined (the
@@ -48,13 +52,16 @@ export const memberEnv = (natsUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJ
  */
 export async function startCluster(
   t: Test,
-  env: { a?: NodeJS.ProcessEnv; b?: NodeJS.ProcessEnv } = {},
+  env: { a?: MemberEnv; b?: MemberEnv } = {},
 ): Promise<{ nats: NatsCluster; a: Member; b: Member } | undefined> {
   const nats = await withNatsCluster(t);
   if (!nats) return undefined;
-  const opts = (extra?: NodeJS.ProcessEnv) => ({ tick: `${TICK_MS}ms`, env: memberEnv(nats.urls, extra) });
-  const a = member(await startSupervisorProcess(t, opts(env.a)));
-  const b = member(await startSupervisorProcess(t, opts(env.b)));
+  const opts = async (extra?: MemberEnv) => ({
+    tick: `${TICK_MS}ms`,
+    env: memberEnv(nats.urls, typeof extra === 'function' ? await extra(nats) : extra),
+  });
+  const a = member(await startSupervisorProcess(t, await opts(env.a)));
+  const b = member(await startSupervisorProcess(t, await opts(env.b)));
   return { nats, a, b };
 }
 
