@@ -27,6 +27,9 @@ export interface FormulaScan {
  * Effects: reads the directory and files; never writes.
  */
 export class FormulaLibrary {
+  /** The last parse of each file with the text it came from: an unchanged file is not parsed again. */
+  readonly #parsed = new Map<string, { text: string; result: ReturnType<typeof parseFormula> }>();
+
   constructor(readonly dirs: readonly { path: string; label: string }[]) {}
 
   /** The library of a city directory: its `formulas/` directory. */
@@ -58,7 +61,12 @@ export class FormulaLibrary {
 
   async #read(name: string, file: { path: string; shown: string }) {
     const text = await readFile(file.path, 'utf8');
-    return parseFormula(name, file.shown, text);
+    const key = `${name}\0${file.path}`;
+    const last = this.#parsed.get(key);
+    if (last?.text === text) return last.result;
+    const result = parseFormula(name, file.shown, text);
+    this.#parsed.set(key, { text, result });
+    return result;
   }
 
   async #files(): Promise<Map<string, { path: string; shown: string }>> {
