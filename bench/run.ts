@@ -23,6 +23,7 @@ const SCENARIOS = [
   'sessionStream',
   'agents',
   'extmsg',
+  'formulas',
   'cli',
   'coldstart',
   'dashboard',
