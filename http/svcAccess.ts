@@ -62,3 +62,37 @@ export function svcTarget(rawUrl: string): { city: string; service: string; path
   const sub = m[3] === '' ? '/' : m[3]!;
   return { city, service, path: sub + (m[4] ?? '') };
 }
+
+/**
+ * Takes the supervisor's API token out of a request before it goes to a service: the `Authorization` header
+ * that carries it, the `access_token` query parameter and the `gc_token` cookie (a service must never see
+ * the supervisor's credential). Mutates `headers`; returns the path without the parameter. Pure but for
+ * `headers`.
+ */
+export function withoutSupervisorToken(
+  headers: Record<string, string | string[] | undefined>,
+  path: string,
+  token: string | undefined,
+): string {
+  if (token === undefined) return path;
+  const auth = headers.authorization;
+  if (typeof auth === 'string' && /^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1] === token)
+    delete headers.authorization;
+  const cookie = headers.cookie;
+  if (typeof cookie === 'string') {
+    const kept = cookie
+      .split(';')
+      .filter((part) => part.split('=')[0]!.trim() !== 'gc_token')
+      .join(';')
+      .trim();
+    if (kept === '') delete headers.cookie;
+    else headers.cookie = kept;
+  }
+  const q = path.indexOf('?');
+  if (q < 0) return path;
+  const params = new URLSearchParams(path.slice(q + 1));
+  if (!params.has('access_token')) return path;
+  params.delete('access_token');
+  const rest = params.toString();
+  return path.slice(0, q) + (rest ? `?${rest}` : '');
+}

@@ -10,7 +10,7 @@ import { tokenAccepted } from '../apiToken.ts';
 import type { AppDeps } from '../deps.ts';
 import { newRequestId } from '../middleware.ts';
 import { PROBLEM_TYPE, problem, sendProblem, type Problem } from '../problem.ts';
-import { svcRefusal, svcTarget } from '../svcAccess.ts';
+import { svcRefusal, svcTarget, withoutSupervisorToken } from '../svcAccess.ts';
 
 /** The spec's static 404 of the proxy (part 7): no city name in it, unlike the typed routes'. */
 const CITY_NOT_RUNNING = 'city not found or not running';
@@ -50,7 +50,10 @@ function resolve(deps: AppDeps, req: IncomingMessage): Resolved {
   if (refusal) return { problem: problem(refusal.status, refusal.detail) };
   if (!route.ok)
     return { problem: problem(503, `service_unavailable: ${route.status.reason || 'service is not ready'}`) };
-  return { socketPath: route.socketPath, path: target.path };
+  return {
+    socketPath: route.socketPath,
+    path: withoutSupervisorToken(req.headers, target.path, deps.config.apiToken),
+  };
 }
 
 /** Ends a hijacked response with a problem, or cuts it when the service's answer had already begun. */

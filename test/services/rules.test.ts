@@ -5,7 +5,7 @@
 import t from 'tap';
 import { restartDelayMs, DEFAULT_RESTART_POLICY } from '../../machines/workspaceServices/restartPolicy.ts';
 import { serviceSpecOf, serviceSpecsOf } from '../../machines/workspaceServices/serviceSpec.ts';
-import { isLoopback, svcRefusal, svcTarget } from '../../http/svcAccess.ts';
+import { isLoopback, svcRefusal, svcTarget, withoutSupervisorToken } from '../../http/svcAccess.ts';
 
 t.test('a proxy_process table gets upstream defaults', async (t) => {
   t.same(serviceSpecOf({ name: 'Docs_1', kind: 'proxy_process', process: { command: ['node', 's.js'] } }), {
@@ -94,4 +94,19 @@ t.test('proxy paths are taken apart from the raw URL', async (t) => {
   t.same(svcTarget('/v0/city/a/svc/docs?x'), { city: 'a', service: 'docs', path: '/?x' });
   t.equal(svcTarget('/v0/city/a/services'), undefined);
   t.equal(svcTarget('/v0/city/%zz/svc/docs'), undefined);
+});
+
+t.test("the supervisor's API token never reaches a service", async (t) => {
+  const headers: Record<string, string | undefined> = {
+    authorization: 'Bearer s3cret',
+    cookie: 'a=1; gc_token=s3cret; b=2',
+  };
+  t.equal(withoutSupervisorToken(headers, '/x?access_token=s3cret&q=1', 's3cret'), '/x?q=1');
+  t.same(headers, { cookie: 'a=1; b=2' });
+  const own = { authorization: 'Bearer service-own' };
+  t.equal(withoutSupervisorToken(own, '/x?access_token=s3cret', 's3cret'), '/x');
+  t.same(own, { authorization: 'Bearer service-own' }, "a service's own credential passes");
+  const open = { authorization: 'Bearer s3cret' };
+  t.equal(withoutSupervisorToken(open, '/x?access_token=a', undefined), '/x?access_token=a');
+  t.same(open, { authorization: 'Bearer s3cret' }, 'no token configured: nothing to take out');
 });
