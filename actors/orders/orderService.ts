@@ -234,7 +234,9 @@ export class OrderService {
   }
 
   async #tick(now: number): Promise<number> {
-    let written = 0;
+    // Decide every order first (no await in between), then write: each order's slots in order, the
+    // orders side by side, so one order's formula read does not wait for another's append.
+    const due: Firing[][] = [];
     for (const order of this.#orders.values()) {
       if (!this.enabled(order)) continue;
       const lastSlot = this.#state.get(order.scopedName)?.lastSlot;
@@ -247,21 +249,28 @@ export class OrderService {
         continue;
       }
       const slots = ev.fire.length > 0 ? ev.fire : [undefined];
-      for (let i = 0; i < slots.length; i++) {
-        const firing: Firing = { order, slot: slots[i] };
-        if (i === 0 && ev.skipped) firing.skipped = ev.skipped;
-        try {
-          await this.fire(firing, now);
-        } catch (err) {
-          // A formula that no longer cooks: the slot is recorded as a failed run, never dropped.
-          firing.failed = err instanceof Error ? err.message : String(err);
-          await this.store.decide(plainFiringDecider(firing), { actor: 'controller' });
-          this.#recorded(order, firing, now, false);
-        }
-        written++;
+      due.push(
+        slots.map((slot, i) =>
+          i === 0 && ev.skipped ? { order, slot, skipped: ev.skipped } : { order, slot },
+        ),
+      );
+    }
+    const written = await Promise.all(due.map((firings) => this.#fireInTurn(firings, now)));
+    return written.reduce((a, b) => a + b, 0);
+  }
+
+  async #fireInTurn(firings: readonly Firing[], now: number): Promise<number> {
+    for (const firing of firings) {
+      try {
+        await this.fire(firing, now);
+      } catch (err) {
+        // A formula that no longer cooks: the slot is recorded as a failed run, never dropped.
+        firing.failed = err instanceof Error ? err.message : String(err);
+        await this.store.decide(plainFiringDecider(firing), { actor: 'controller' });
+        this.#recorded(firing.order, firing, now, false);
       }
     }
-    return written;
+    return firings.length;
   }
 
   /** Writes one firing (and cooks its formula in the same batch); runs an exec order's command after. */
