@@ -2,6 +2,7 @@ import { recordOf } from '../../machines/recorded.ts';
 import type { RestartPolicy } from '../../machines/workspaceServices/restartPolicy.ts';
 import type { EventDraft } from '../../schemas/event.ts';
 import type { CityServiceContext, CityServiceFactory } from '../cityServices.ts';
+import { effectiveConfig } from '../config/effectiveConfig.ts';
 import { defaultLogger } from '../logger.ts';
 import { WorkspaceServices } from './workspaceServices.ts';
 
@@ -33,11 +34,19 @@ export async function startWorkspaceServices(
   return WorkspaceServices.start({
     cityName: city.name,
     cityPath: city.path,
-    services: city.config.services ?? [],
+    services: city.config.services ?? (await serviceTables(city)),
     record,
     ...(options.policy ? { policy: options.policy } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
+}
+
+/**
+ * The `[[service]]` tables of the city's effective configuration (its packs' and city.toml's, composed),
+ * for a context whose config was read without them. Effects: reads city.toml and the packs.
+ */
+async function serviceTables(city: Pick<CityServiceContext, 'name' | 'path'>): Promise<unknown[]> {
+  return (await effectiveConfig({ path: city.path, name: city.name })).composed.services;
 }
 
 /** The city service factory (`LiveCity.services.workspaceServices`), started in the last phase. */
