@@ -47,6 +47,22 @@ import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
 import SupervisorStop from './supervisor/stop.ts';
+import ConfigExplain from './config/explain.ts';
+import ConfigShow from './config/show.ts';
+import ConfigValidate from './config/validate.ts';
+import ProviderAdd from './provider/add.ts';
+import ProviderList from './provider/list.ts';
+import ProviderRemove from './provider/remove.ts';
+import ProviderSet from './provider/set.ts';
+import ProviderShow from './provider/show.ts';
+import RigAdd from './rig/add.ts';
+import RigList from './rig/list.ts';
+import RigRemove from './rig/remove.ts';
+import RigRestart from './rig/restart.ts';
+import RigResume from './rig/resume.ts';
+import RigSet from './rig/set.ts';
+import RigShow from './rig/show.ts';
+import RigSuspend from './rig/suspend.ts';
 
 /**
  * Every `gc` command by id (oclif's "explicit" command discovery: no directory scan at start-up). A new
@@ -102,4 +118,20 @@ export const COMMANDS = {
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,
   'supervisor:stop': SupervisorStop,
+  'config:explain': ConfigExplain,
+  'config:show': ConfigShow,
+  'config:validate': ConfigValidate,
+  'provider:add': ProviderAdd,
+  'provider:list': ProviderList,
+  'provider:remove': ProviderRemove,
+  'provider:set': ProviderSet,
+  'provider:show': ProviderShow,
+  'rig:add': RigAdd,
+  'rig:list': RigList,
+  'rig:remove': RigRemove,
+  'rig:restart': RigRestart,
+  'rig:resume': RigResume,
+  'rig:set': RigSet,
+  'rig:show': RigShow,
+  'rig:suspend': RigSuspend,
 };
