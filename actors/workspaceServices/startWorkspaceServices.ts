@@ -46,7 +46,13 @@ export async function startWorkspaceServices(
  * for a context whose config was read without them. Effects: reads city.toml and the packs.
  */
 async function serviceTables(city: Pick<CityServiceContext, 'name' | 'path'>): Promise<unknown[]> {
-  return (await effectiveConfig({ path: city.path, name: city.name })).composed.services;
+  try {
+    return (await effectiveConfig({ path: city.path, name: city.name })).composed.services;
+  } catch (err) {
+    // A city started without a city.toml (tools, tests) has no services; any other failure is the start's.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
 }
 
 /** The city service factory (`LiveCity.services.workspaceServices`), started in the last phase. */
