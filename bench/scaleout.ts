@@ -1,0 +1,211 @@
+/**
+ * Scale-out benchmark (issue #20): two supervisors in one cluster on a three-node JetStream cluster, all
+ * local processes. Prints ONE JSON line on stdout with two figures, each against a floor measured in the
+ * same run:
+ * - failover: the owner of a city is SIGKILLed; the time until the other supervisor accepts its first
+ *   write as owner (lease expiry, adoption, the city's restart). Floor: the lease TTL, the least any
+ *   lease-based failover can take. Target: ≤ TTL + 1 s.
+ * - SSE fan-out: N subscribers of one city stream, all on one supervisor, then split over both; the
+ *   deliveries per second while a burst of events is appended. Floor: the one-supervisor figure.
+ *   Target: ≥ 1.8 × floor.
+ *
+ * Run: `node dist/bench/scaleout.js` (after `npm run build`). Sizes: `--subscribers N` (default 400;
+ * `BENCH_QUICK=1`: 100), `--events N` per burst (default 2000; quick: 500), `--ttl` ms (default 2000).
+ * Effects: child processes and temp dirs, removed at the end.
+ */
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { cityLogFile } from '../actors/cityActor.ts';
+import { JetStreamJournalBackend } from '../actors/journal/jetstreamJournal.ts';
+import type { JournalDraft } from '../actors/journal/journal.ts';
+import type { FanoutClientResult } from './eventsFanoutClient.ts';
+import type { Figure } from './report.ts';
+import { Processes, sleep } from './scaleoutKit.ts';
+
+const quick = Boolean(process.env.BENCH_QUICK);
+const { values: args } = parseArgs({
+  options: {
+    subscribers: { type: 'string', default: quick ? '100' : '400' },
+    events: { type: 'string', default: quick ? '500' : '2000' },
+    ttl: { type: 'string', default: '2000' },
+  },
+});
+const SUBSCRIBERS = Number(args.subscribers);
+const EVENTS = Number(args.events);
+const TTL = Number(args.ttl);
+const TOKEN = 'bench-token';
+const progress = (msg: string): void => void process.stderr.write(`scaleout: ${msg}\n`);
+
+async function call(base: string, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(base + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(method === 'GET' ? {} : { 'x-gc-request': 'bench', 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function waitRunning(base: string, city: string): Promise<void> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(50)) {
+    const r = await call(base, 'GET', '/v0/cities');
+    const items = ((await r.json()) as { items?: Array<{ name: string; running: boolean }> }).items ?? [];
+    if (items.some((c) => c.name === city && c.running)) return;
+  }
+  throw new Error(`${city} not running at ${base} within 60 s`);
+}
+
+/**
+ * Opens `urls.length` subscriber processes (each `share` streams on its URL), appends `events` events in
+ * batches straight into the city's JetStream log, and returns deliveries per second: every frame every
+ * subscriber got, over the time from the first append to the last frame.
+ */
+async function fanout(urls: string[], share: number, append: (n: number) => Promise<void>): Promise<number> {
+  const script = new URL(
+    import.meta.url.endsWith('.ts') ? 'eventsFanoutClient.ts' : 'eventsFanoutClient.js',
+    import.meta.url,
+  );
+  type Message = { ready?: number; result?: FanoutClientResult; error?: string };
+  const inbox: Message[] = [];
+  const children = urls.map((url) => {
+    const child = fork(script, [url, String(share)], {
+      execArgv: process.execArgv,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.on('message', (m: Message) => inbox.push(m));
+    return child;
+  });
+  const collect = async (what: 'ready' | 'result', ms: number): Promise<Message[]> => {
+    const got: Message[] = [];
+    for (const deadline = Date.now() + ms; got.length < children.length;) {
+      const m = inbox.shift();
+      if (m?.error) throw new Error(m.error);
+      if (m?.[what] !== undefined) got.push(m);
+      else if (!m) {
+        if (Date.now() > deadline)
+          throw new Error(`fan-out: no ${what} from every subscriber process in ${ms} ms`);
+        await sleep(20);
+      }
+    }
+    return got;
+  };
+  try {
+    await collect('ready', 120_000);
+    for (const child of children) child.send({ start: EVENTS });
+    const started = performance.timeOrigin + performance.now();
+    await append(EVENTS);
+    const results = (await collect('result', 120_000)).map((m) => m.result!);
+    const total = results.reduce((n, r) => n + r.received_total, 0);
+    const last = Math.max(...results.map((r) => r.last_at));
+    if (!results.every((r) => r.all_received)) throw new Error('fan-out: a subscriber missed events');
+    return Math.round(total / ((last - started) / 1000));
+  } finally {
+    for (const child of children) child.kill();
+  }
+}
+
+async function main(): Promise<void> {
+  const procs = new Processes();
+  try {
+    progress('three-node JetStream cluster');
+    const nats = await procs.natsCluster();
+    const env = {
+      GC_NATS_URL: nats,
+      GC_CLUSTER: 'bench',
+      GC_NATS_REPLICAS: '3',
+      GC_LEASE_TTL: `${TTL}ms`,
+      GC_TICK: '200ms',
+      GC_API_TOKEN: TOKEN,
+      GC_HEARTBEAT: '15s',
+    };
+    const a = await procs.supervisor(env);
+    const b = await procs.supervisor(env);
+    const dir = join(procs.tempDir(), 'bench');
+    const created = await call(a.url, 'POST', '/v0/city', { dir, start_command: 'true' });
+    if (created.status !== 202) throw new Error(`create: ${created.status} ${await created.text()}`);
+    await waitRunning(a.url, 'bench');
+    await waitRunning(b.url, 'bench');
+
+    // The burst goes straight into the city's stream (not through a supervisor's HTTP API, which would
+    // spend the CPU of the one under test); payloads carry the send instant the subscribers time.
+    const backend = new JetStreamJournalBackend({ servers: nats, replicas: 3 });
+    const journal = await backend.open({ name: 'bench', file: cityLogFile(dir) });
+    const append = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i += 100) {
+        const t = performance.timeOrigin + performance.now();
+        const drafts: JournalDraft[] = Array.from({ length: Math.min(100, n - i) }, () => ({
+          type: 'custom.bench',
+          actor: 'bench',
+          payload: { t },
+        }));
+        await journal.appendBatch!(drafts);
+      }
+    };
+    const stream = (base: string) => `${base}/v0/city/bench/events/stream?access_token=${TOKEN}`;
+    const perProcess = 50;
+    const procsFor = (bases: string[]) => {
+      const urls: string[] = [];
+      for (let i = 0; i < SUBSCRIBERS / perProcess; i++) urls.push(stream(bases[i % bases.length]!));
+      return urls;
+    };
+    progress(`fan-out: ${SUBSCRIBERS} subscribers on one supervisor`);
+    const one = await fanout(procsFor([a.url]), perProcess, append);
+    progress(`fan-out: ${SUBSCRIBERS} subscribers over two supervisors`);
+    const two = await fanout(procsFor([a.url, b.url]), perProcess, append);
+    await backend.close();
+
+    progress('failover: SIGKILL the owner');
+    const killedAt = performance.now();
+    a.child.kill('SIGKILL');
+    let failoverMs = Number.NaN;
+    for (const deadline = killedAt + 60_000; performance.now() < deadline;) {
+      const r = await call(b.url, 'POST', '/v0/city/bench/events', {
+        type: 'custom.failover',
+        actor: 'bench',
+      }).catch(() => undefined);
+      if (r?.status === 201 && !r.headers.get('gc-city-owner')) {
+        failoverMs = Math.round(performance.now() - killedAt);
+        break;
+      }
+      await r?.arrayBuffer();
+      await sleep(10);
+    }
+
+    const figures: Figure[] = [
+      {
+        name: 'failover: owner SIGKILLed → first write accepted by the new owner',
+        value: failoverMs,
+        unit: 'ms',
+        floor: TTL,
+        floor_name: 'lease TTL',
+        target: '≤ floor + 1000 ms',
+      },
+      {
+        name: `SSE deliveries/s, ${SUBSCRIBERS} subscribers over two supervisors`,
+        value: two,
+        unit: 'events/s',
+        floor: one,
+        floor_name: 'the same subscribers on one supervisor, same run',
+        target: '≥ 1.8 × floor',
+      },
+    ];
+    const details = {
+      subscribers: SUBSCRIBERS,
+      events: EVENTS,
+      lease_ttl_ms: TTL,
+      fanout_ratio: Math.round((two / one) * 100) / 100,
+      failover_within_target: failoverMs <= TTL + 1000,
+    };
+    process.stdout.write(
+      `${JSON.stringify({ scenario: 'scaleout', mode: quick ? 'quick' : 'full', figures, details })}\n`,
+    );
+  } finally {
+    await procs.close();
+  }
+}
+
+await main();
+process.exit(0);
