@@ -28,6 +28,7 @@ const SCENARIOS = [
   'coldstart',
   'dashboard',
   'svcProxy',
+  'scaleout',
 ];
 
 function runScenario(name: string): Promise<ScenarioResult> {
