@@ -12,6 +12,7 @@ import { payloadAs } from '../../schemas/eventDecode.ts';
 import {
   execDoneDecider,
   firingRecords,
+  orphanDecider,
   OrderLabel,
   plainFiringDecider,
   SLOT_KEY,
@@ -77,6 +78,9 @@ export class OrderService {
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<number> | undefined;
+  /** The timer's reload and tick. */
+  #pass: Promise<unknown> | undefined;
+  #stopped = false;
   readonly #running = new Set<Promise<void>>();
   readonly clock: () => number;
 
@@ -91,28 +95,58 @@ export class OrderService {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Folds the log (enable/disable, newest seq per type), reads the orders, rebuilds state, starts ticking. */
+  /**
+   * Folds the log (enable/disable, newest seq per type), reads the orders (rebuilding each one's state from
+   * its beads), closes the runs a previous controller left open, and starts ticking.
+   */
   async start(): Promise<void> {
     await this.log.attach(this.#folder, 0);
     await this.reload();
-    this.#rebuild();
+    await this.#closeOrphans();
     const tick = this.options.tickMs ?? DEFAULT_ORDER_TICK_MS;
     if (tick > 0) {
       this.#timer = setInterval(() => {
-        if (this.#ticking) return;
+        if (this.#pass || this.#stopped) return;
         // An edited orders/ directory is seen at the next tick, as upstream's controller rescans it.
-        const run = this.reload().then(() => this.tick());
-        void run.catch((err) => this.options.onError?.(err));
+        this.#pass = this.reload()
+          .then(() => (this.#stopped ? 0 : this.tick()))
+          .catch((err: unknown) => void this.options.onError?.(err))
+          .finally(() => (this.#pass = undefined));
       }, tick);
       this.#timer.unref();
     }
   }
 
+  /** Stops ticking and waits for the tick and the commands under way; their records are written first. */
   async stop(): Promise<void> {
+    this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
+    await this.#pass;
     await this.#ticking?.catch(() => undefined);
     await Promise.all(this.#running);
     this.log.detach(this.#folder);
+  }
+
+  /**
+   * An exec whose tracking bead is still open was cut off by a stop (nothing runs it now): its run is closed
+   * as failed (`order.failed`), as upstream's controller does at start, so the order is not held forever.
+   */
+  async #closeOrphans(): Promise<void> {
+    for (const order of this.#orders.values()) {
+      const s = this.#state.get(order.scopedName);
+      if (!s?.running) continue;
+      const open = runBeads(this.store.model, order.scopedName).filter(
+        (b) => b.status !== 'closed' && b.labels?.includes(OrderLabel.Tracking),
+      );
+      for (const bead of open)
+        await this.store.decide(
+          orphanDecider(order, bead.id, 'the controller stopped before the command ended'),
+          {
+            actor: 'controller',
+          },
+        );
+      s.running = false;
+    }
   }
 
   /** Re-reads `orders/`; an unchanged file keeps its order (and what the tick knows of it). Effects: reads files. */
@@ -144,12 +178,16 @@ export class OrderService {
       } else broken.push({ name, problems: parsed.problems });
     }
     this.#orders = orders;
+    for (const order of orders.values())
+      if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#broken = broken;
   }
 
   /** Replaces the orders (the benchmark's 10,000 without files). */
   setOrders(orders: Iterable<Order>): void {
     this.#orders = new Map([...orders].map((o) => [o.scopedName, o]));
+    for (const order of this.#orders.values())
+      if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#notBefore.clear();
   }
 
@@ -320,27 +358,29 @@ export class OrderService {
     this.#running.add(p);
   }
 
-  /** Each order's last slot and run, from the beads labelled `order-run:<name>` (the journal's record). */
-  #rebuild(): void {
+  /**
+   * An order's last slot and run, from the beads labelled `order-run:<name>` (the journal's record): at
+   * start, and for an order first seen later (a file added, or one that did not parse at start), so a slot
+   * fired before is never fired again.
+   */
+  #rebuild(order: Order): OrderState {
     const labels = this.store.model.indexes.byLabel;
-    for (const order of this.#orders.values()) {
-      const label = OrderLabel.run(order.scopedName);
-      const s: OrderState = {};
-      for (const half of [labels.open, labels.closed]) {
-        for (const id of half.get(label) ?? []) {
-          const bead = this.store.model.beads.get(id)?.bead;
-          const slot = Number(bead?.metadata?.[SLOT_KEY]);
-          if (!bead || !Number.isFinite(slot) || bead.metadata?.[SLOT_KEY] === undefined) continue;
-          if (s.lastSlot === undefined || slot > s.lastSlot) s.lastSlot = slot;
-          if (bead.labels?.includes(OrderLabel.Tracking)) {
-            const at = Date.parse(bead.created_at);
-            if (s.lastRun === undefined || at > s.lastRun) s.lastRun = at;
-            if (bead.status !== 'closed') s.running = true;
-          }
+    const label = OrderLabel.run(order.scopedName);
+    const s: OrderState = {};
+    for (const half of [labels.open, labels.closed]) {
+      for (const id of half.get(label) ?? []) {
+        const bead = this.store.model.beads.get(id)?.bead;
+        const slot = Number(bead?.metadata?.[SLOT_KEY]);
+        if (!bead || !Number.isFinite(slot) || bead.metadata?.[SLOT_KEY] === undefined) continue;
+        if (s.lastSlot === undefined || slot > s.lastSlot) s.lastSlot = slot;
+        if (bead.labels?.includes(OrderLabel.Tracking)) {
+          const at = Date.parse(bead.created_at);
+          if (s.lastRun === undefined || at > s.lastRun) s.lastRun = at;
+          if (bead.status !== 'closed') s.running = true;
         }
       }
-      this.#state.set(order.scopedName, s);
     }
+    return s;
   }
 
   // A payload-less record of these types is a user's custom event (the emit route), never a switch.

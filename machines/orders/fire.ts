@@ -144,3 +144,26 @@ export function execDoneDecider(
     return acceptAll(next, [beadEvent(BeadEventType.Closed, next, ctx)], [done]);
   };
 }
+
+/**
+ * Closes the tracking bead of an exec run nothing will finish (the controller stopped mid-command), as a
+ * failed run (`exec-failed`, `gc.error`) with `order.failed`; already closed: nothing. This is a pure function.
+ */
+export function orphanDecider(order: Order, trackingId: string, reason: string) {
+  return (model: Readonly<BeadModel>, ctx: EventContext): Outcome<StoredBead | undefined> => {
+    const bead = model.beads.get(trackingId)?.bead;
+    if (!bead || bead.status === 'closed') return acceptAll(undefined, []);
+    const next = compactBead({
+      ...bead,
+      status: 'closed',
+      updated_at: ctx.now,
+      labels: [...(bead.labels ?? []), OrderLabel.ExecFailed],
+      metadata: { ...bead.metadata, 'gc.error': reason },
+    });
+    return acceptAll(
+      next,
+      [beadEvent(BeadEventType.Closed, next, ctx)],
+      [orderEvent('order.failed', order, ctx, reason)],
+    );
+  };
+}
