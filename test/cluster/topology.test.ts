@@ -1,4 +1,5 @@
 import t from 'tap';
+import { isolatedEnv, jsonLines, runGc } from '../cli/helpers/gc.ts';
 import { openSse } from '../helpers/sse.ts';
 import { cityLog, createRunningCity, startCluster, TOKEN, until } from './clusterKit.ts';
 
@@ -79,6 +80,19 @@ t.test('two supervisors serve one cluster: replicas read, mutations reach the ow
     );
     t.equal(wrong.status, 401, 'wrong token: 401, nothing forwarded');
   }
+  // The built gc binary sends GC_API_TOKEN; without it the same command is refused.
+  const gcEnv = (extra: NodeJS.ProcessEnv) => ({
+    env: isolatedEnv(b.proc.home, { GC_API: b.url, ...extra }),
+  });
+  const withToken = await runGc(
+    ['events', '--city', 'harbor', '--type', 'custom.via_b'],
+    gcEnv({ GC_API_TOKEN: TOKEN }),
+  );
+  t.equal(withToken.code, 0, `gc with GC_API_TOKEN: ${withToken.stderr}`);
+  t.match(jsonLines(withToken.stdout), [{ type: 'custom.via_b' }], 'gc reads the replica with the token');
+  const without = await runGc(['events', '--city', 'harbor'], gcEnv({ GC_API_TOKEN: '' }));
+  t.not(without.code, 0, 'gc without the token fails');
+  t.match(without.stderr, /unauthorized/, 'and says why');
   t.notMatch(a.proc.log() + b.proc.log(), TOKEN, 'the token appears in no log line');
 });
 
