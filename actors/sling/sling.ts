@@ -13,7 +13,8 @@ import { resolveSlingTarget } from './slingTarget.ts';
 export interface SlingContext {
   city: string;
   store: BeadStore;
-  formulas: FormulaService;
+  /** The city's formulas (only a launch needs them). @throws UnavailableError without the service. */
+  formulas: () => FormulaService;
   /** The city's agents service (`LiveCity.services.agents`): targets are its agents and pools. */
   agents: unknown;
   actor?: string;
@@ -90,7 +91,7 @@ export async function sling(
   }
 
   const formula = body.formula!;
-  const { recipe } = await ctx.formulas.compile(formula, body.vars ?? {}, true, body.title || undefined);
+  const { recipe } = await ctx.formulas().compile(formula, body.vars ?? {}, true, body.title || undefined);
   let conflict: LiveWorkflowConflict | undefined;
   const launch = {
     recipe,

@@ -43,7 +43,7 @@ export function slingRoutes(scope: FastifyInstance, deps: AppDeps): void {
         {
           city: cityName,
           store,
-          formulas: formulasFor(deps, cityName),
+          formulas: () => formulasFor(deps, cityName),
           agents: city.services[AGENT_SERVICE],
         },
         request.body,
