@@ -82,6 +82,9 @@ t.test('a process that always dies is restarted with exponential backoff', async
     ],
   );
   t.match(exits[0], { exit_code: 7, signal: null, reason: 'process exited with code 7' });
+  const unready = await fetch(`${api}/svc/flaky/x`);
+  t.equal(unready.status, 503, 'a service that is not ready answers 503');
+  t.match(await unready.json(), { detail: /^service_unavailable: / });
   const status = await get('/service/flaky');
   t.match(status.body, { local_state: /^(degraded|starting)$/ });
 });

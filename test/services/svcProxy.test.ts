@@ -147,6 +147,9 @@ t.test(
     const unknown = await fetch(`${h.base}/v0/city/${h.name}/svc/nope/kb`);
     t.equal(unknown.status, 404);
     t.equal(((await unknown.json()) as { detail: string }).detail, 'not_found: service route not found');
+    const hangup = await fetch(`${svc}/hangup`);
+    t.equal(hangup.status, 502, 'a service that hangs up is a bad gateway');
+    t.match(await hangup.json(), { title: 'Bad Gateway', detail: /^bad_gateway: service did not answer: / });
     const csrf = await fetch(`${svc}/echo`, { method: 'POST', body: 'x' });
     t.equal(csrf.status, 403);
     t.equal(
