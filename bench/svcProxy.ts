@@ -15,6 +15,7 @@
  * Effects: a child process (the supervisor, which spawns the service), loopback and unix sockets.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -32,7 +33,13 @@ const log = (message: string): void => void process.stderr.write(`bench svcProxy
 const round = (v: number, digits = 3): number => Math.round(v * 10 ** digits) / 10 ** digits;
 
 /** Starts the supervisor process and resolves its port and the service's socket once it is ready. */
-async function startServer(): Promise<{ port: number; socketPath: string; stop(): Promise<void> }> {
+async function startServer(): Promise<{
+  port: number;
+  socketPath: string;
+  pid: number;
+  servicePid: number;
+  stop(): Promise<void>;
+}> {
   const here = fileURLToPath(import.meta.url);
   const ts = here.endsWith('.ts');
   const child = spawn(
@@ -47,15 +54,50 @@ async function startServer(): Promise<{ port: number; socketPath: string; stop()
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`supervisor exited with ${code}`)));
   });
-  const { port, socketPath } = JSON.parse(line) as { port: number; socketPath: string };
+  const { port, socketPath, servicePid } = JSON.parse(line) as {
+    port: number;
+    socketPath: string;
+    servicePid: number;
+  };
   return {
     port,
     socketPath,
+    pid: child.pid!,
+    servicePid,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** CPU time (user + system, ms) a process has used, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number): number | undefined {
+  const file = `/proc/${pid}/stat`;
+  if (!existsSync(file)) return undefined;
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
+}
+
+/** CPU µs per request of the client (this process), the supervisor and the service over `work`. */
+async function cpuPerRequest(
+  pids: { supervisor: number; service: number },
+  n: number,
+  work: () => Promise<number>,
+): Promise<{ rps: number; client: number; supervisor: number | undefined; service: number | undefined }> {
+  const c0 = process.cpuUsage();
+  const s0 = cpuMs(pids.supervisor);
+  const v0 = cpuMs(pids.service);
+  const rps = await work();
+  const c = process.cpuUsage(c0);
+  const per = (ms: number | undefined, ms0: number | undefined) =>
+    ms === undefined || ms0 === undefined ? undefined : round(((ms - ms0) * 1000) / n, 1);
+  return {
+    rps,
+    client: round((c.user + c.system) / n, 1),
+    supervisor: per(cpuMs(pids.supervisor), s0),
+    service: per(cpuMs(pids.service), v0),
   };
 }
 
@@ -130,13 +172,34 @@ try {
   await throughput(direct, sizes.requests, sizes.window);
   // Alternating rounds, best of each: a neighbour's burst on the shared cores hits one round, not a side.
   const rounds = { proxy: [] as number[], direct: [] as number[] };
+  const pids = { supervisor: server.pid, service: server.servicePid };
+  type Cpu = Awaited<ReturnType<typeof cpuPerRequest>>;
+  const cpu: { proxy: Cpu[]; direct: Cpu[] } = { proxy: [], direct: [] };
   for (let i = 0; i < 3; i++) {
-    rounds.direct.push(await throughput(direct, sizes.requests, sizes.window));
-    rounds.proxy.push(await throughput(viaProxy, sizes.requests, sizes.window));
-    log(`round ${i + 1}: direct ${round(rounds.direct[i]!, 0)}/s, proxy ${round(rounds.proxy[i]!, 0)}/s`);
+    const d = await cpuPerRequest(pids, sizes.requests, () =>
+      throughput(direct, sizes.requests, sizes.window),
+    );
+    const p = await cpuPerRequest(pids, sizes.requests, () =>
+      throughput(viaProxy, sizes.requests, sizes.window),
+    );
+    rounds.direct.push(d.rps);
+    rounds.proxy.push(p.rps);
+    cpu.direct.push(d);
+    cpu.proxy.push(p);
+    log(`round ${i + 1}: direct ${round(d.rps, 0)}/s, proxy ${round(p.rps, 0)}/s`);
   }
   const proxyRps = Math.max(...rounds.proxy);
   const directRps = Math.max(...rounds.direct);
+  // CPU per request, median of the rounds: what each process spends, whatever the neighbours took.
+  const med = (xs: (number | undefined)[]) => {
+    const v = xs.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+    return v.length === 0 ? undefined : v[Math.floor(v.length / 2)];
+  };
+  const cpuOf = (side: 'proxy' | 'direct') => ({
+    client_us: med(cpu[side].map((c) => c.client)),
+    supervisor_us: med(cpu[side].map((c) => c.supervisor)),
+    service_us: med(cpu[side].map((c) => c.service)),
+  });
 
   log(`SSE: ${sizes.ticks} ticks`);
   const arrivals = { proxy: new Map<number, number>(), direct: new Map<number, number>() };
@@ -225,6 +288,7 @@ try {
         direct: rounds.direct.map((v) => round(v, 0)),
       },
       ratio: round(proxyRps / directRps),
+      cpu_per_request: { proxy: cpuOf('proxy'), direct: cpuOf('direct') },
     }) + '\n',
   );
 } finally {

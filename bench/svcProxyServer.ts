@@ -1,8 +1,8 @@
 /**
  * The supervisor side of `bench/svcProxy.ts`, run as its own process so the load generator never shares its
  * event loop: one city on the file journal whose one workspace service is the test fixture (HTTP, SSE,
- * WebSocket), served by the app on a loopback port. Prints `{"port":…,"socketPath":…}` once the service is
- * ready; exits on SIGTERM after stopping it. Effects: a temp dir, a child process, loopback sockets.
+ * WebSocket), served by the app on a loopback port. Prints `{"port":…,"socketPath":…,"servicePid":…}` once the
+ * service is ready; exits on SIGTERM after stopping it. Effects: a temp dir, a child process, loopback sockets.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -58,10 +58,12 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 for (let route = services.route('fix'); !route?.ok; route = services.route('fix'))
   await new Promise((resolve) => setTimeout(resolve, 20));
 const route = services.route('fix');
+const [ready] = await journal.list({ type: 'service.ready', order: 'desc', limit: 1 });
 process.stdout.write(
   JSON.stringify({
     port: (app.server.address() as AddressInfo).port,
     socketPath: route?.ok ? route.socketPath : '',
+    servicePid: (ready?.payload as { pid?: number } | undefined)?.pid ?? 0,
   }) + '\n',
 );
 process.once('SIGTERM', () => {
