@@ -106,7 +106,7 @@ export async function effectiveConfigOf(
   return {
     composed,
     city,
-    problems: validateConfig(composed, raw, packProblems),
+    problems: validateConfig(composed, raw, packProblems, layers),
     packs,
     raw,
     sha256: sha256(text),

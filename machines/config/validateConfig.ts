@@ -6,6 +6,7 @@ import {
   tableOf,
   tablesOf,
   textOf,
+  type PackLayer,
   type Source,
   type Table,
 } from './layers.ts';
@@ -58,6 +59,7 @@ export function validateConfig(
   c: ComposedConfig,
   city: Table,
   packErrors: ConfigProblem[] = [],
+  packs: PackLayer[] = [],
 ): ConfigProblem[] {
   const out: ConfigProblem[] = [...packErrors];
   const fileOf = (s: Source | undefined): string => s?.file ?? CITY_FILE;
@@ -70,6 +72,15 @@ export function validateConfig(
     if (!KNOWN_TOP_LEVEL.includes(key))
       warn(CITY_FILE, key, `unknown field "${key}"${didYouMean(key, KNOWN_TOP_LEVEL)}`);
   }
+
+  // Layers this supervisor does not read yet: said, so nobody wonders where their values went.
+  if (Array.isArray(city.include) && city.include.length > 0)
+    warn(CITY_FILE, 'include', 'include fragments are not read');
+  if (Object.keys(tableOf(city.imports)).length > 0) warn(CITY_FILE, 'imports', 'V2 [imports] are not read');
+  tablesOf(city.rigs).forEach((r, i) => {
+    for (const key of ['includes', 'imports'])
+      if (r[key] !== undefined) warn(CITY_FILE, `rigs[${i}].${key}`, 'rig packs are not read');
+  });
 
   const providerNames = new Set(Object.keys(c.providers));
   for (const [name, spec] of Object.entries(c.providers)) {
@@ -96,18 +107,35 @@ export function validateConfig(
   if (c.workspace.provider !== undefined && (!defaultProvider || !providerNames.has(defaultProvider)))
     error(CITY_FILE, 'workspace.provider', `unknown provider ${JSON.stringify(c.workspace.provider)}`);
 
-  const identities = new Map<string, number>();
+  // An agent is named by its place in the file that defines it (the last table of its identity there).
+  const docs = new Map<string, Table>([
+    [CITY_FILE, city],
+    ...packs.map((p): [string, Table] => [p.file, p.doc]),
+  ]);
+  const placeIn = (file: string, id: string, fallback: number): number => {
+    const list = tablesOf(docs.get(file)?.agent);
+    for (let j = list.length - 1; j >= 0; j--) if (agentIdentity(list[j]!) === id) return j;
+    return fallback;
+  };
+  for (const [file, doc] of docs) {
+    const seen = new Set<string>();
+    tablesOf(doc.agent).forEach((a, j) => {
+      const id = agentIdentity(a);
+      if (strOf(a.name) && seen.has(id))
+        error(file, `agent[${j}] (${id}).name`, `agent ${id} is defined twice`);
+      seen.add(id);
+    });
+  }
   c.agents.forEach((a, i) => {
     const id = agentIdentity(a);
     const source = c.sources[`agents.${id}.name`];
     const file = fileOf(source);
-    const field = `agent[${i}]${strOf(a.name) ? ` (${id})` : ''}`;
+    const field = `agent[${placeIn(file, id, i)}]${strOf(a.name) ? ` (${id})` : ''}`;
     if (!strOf(a.name)) error(file, `${field}.name`, 'name is required');
     else if (!CONFIG_NAME.test(textOf(a.name)))
       error(file, `${field}.name`, 'expected letters, digits, ".", "_" or "-"');
     if (a.dir !== undefined && !CONFIG_NAME.test(textOf(a.dir)))
       error(file, `${field}.dir`, 'expected a rig name');
-    identities.set(id, (identities.get(id) ?? 0) + 1);
     if (a.provider !== undefined && !providerNames.has(textOf(a.provider)))
       error(file, `${field}.provider`, `unknown provider ${JSON.stringify(a.provider)}`);
     for (const k of ['min_active_sessions', 'max_active_sessions'])
@@ -122,7 +150,6 @@ export function validateConfig(
     if (a.suspended !== undefined && typeof a.suspended !== 'boolean')
       error(file, `${field}.suspended`, 'expected a boolean');
   });
-  for (const [id, n] of identities) if (n > 1) error(CITY_FILE, 'agent', `agent ${id} is defined ${n} times`);
   dependencyProblems(c.agents).forEach((p) => out.push(p));
 
   const rigNames = new Set<string>();
