@@ -15,11 +15,14 @@ export abstract class GcError extends Error {
   abstract readonly code: string | null;
   abstract readonly status: number;
   readonly errors: FieldError[] | undefined;
+  /** The Problem Details `type` URI, for the few errors upstream types (`urn:gascity:error:sling-…`). */
+  readonly type: string | undefined;
 
-  constructor(message: string, options?: ErrorOptions & { errors?: FieldError[] }) {
+  constructor(message: string, options?: ErrorOptions & { errors?: FieldError[]; type?: string }) {
     super(message, options);
     this.name = new.target.name;
     this.errors = options?.errors;
+    this.type = options?.type;
   }
 
   /** The Problem Details `detail`: `<code>: <message>`, or the bare message for unprefixed errors. */

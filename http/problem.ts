@@ -24,7 +24,8 @@ const TITLES: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-export const problem = (status: number, detail: string, errors?: FieldError[]): Problem => ({
+export const problem = (status: number, detail: string, errors?: FieldError[], type?: string): Problem => ({
+  ...(type ? { type } : {}),
   title: TITLES[status] ?? 'Error',
   status,
   detail,
@@ -71,7 +72,7 @@ export function fieldErrors(context: string, errors: readonly AjvError[]): Field
 
 /** Maps any thrown value to a Problem. The one place errors become HTTP (style.md principle 5). */
 export function toProblem(err: unknown): Problem {
-  if (err instanceof GcError) return problem(err.status, err.detail, err.errors);
+  if (err instanceof GcError) return problem(err.status, err.detail, err.errors, err.type);
   const fe = err as Partial<FastifyError> & { validation?: AjvError[]; validationContext?: string };
   if (fe.validation) {
     return problem(422, 'validation failed', fieldErrors(fe.validationContext ?? 'body', fe.validation));

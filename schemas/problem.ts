@@ -23,6 +23,14 @@ export type ErrorDetail = Static<typeof ErrorDetail>;
 export const ErrorModel = named(
   Type.Object(
     {
+      type: Type.Optional(
+        Type.String({
+          format: 'uri',
+          description:
+            'A URI naming the kind of problem; absent means about:blank. Only POST /sling sets one.',
+          examples: ['urn:gascity:error:sling-missing-bead'],
+        }),
+      ),
       title: Type.String({
         description: 'A short, human-readable summary of the problem type (the HTTP reason phrase).',
         examples: ['Bad Request'],

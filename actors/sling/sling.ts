@@ -4,6 +4,7 @@ import type { FormulaService } from '../formulas/formulaService.ts';
 import {
   directSlingDecider,
   launchDecider,
+  type DirectSling,
   type LiveWorkflowConflict,
 } from '../../machines/sling/slingDecide.ts';
 import type { SlingInputBody, SlingResponse } from '../../schemas/sling.ts';
@@ -24,6 +25,18 @@ const invalid = (field: string, message: string, value?: unknown): BadRequestErr
   new BadRequestError(message, 'invalid', {
     errors: [{ location: `body.${field}`, message, ...(value === undefined ? {} : { value }) }],
   });
+
+/** Upstream's problem type of a bead a sling names that the store lacks. */
+export const SLING_MISSING_BEAD = 'urn:gascity:error:sling-missing-bead';
+
+/** `err` as upstream's typed problem when it is the store's "bead <id> not found" for `field`; else `err`. */
+function typedMissingBead(err: unknown, id: string, field: 'bead' | 'attached_bead_id'): unknown {
+  if (!(err instanceof NotFoundError) || err.message !== `bead ${id} not found`) return err;
+  return new NotFoundError(err.message, {
+    type: SLING_MISSING_BEAD,
+    errors: [{ location: `body.${field}`, message: err.message, value: id }],
+  });
+}
 
 /**
  * Upstream's checks of a sling body, in upstream's order: a bead or a formula, not both; a bead or an
@@ -84,7 +97,12 @@ export async function sling(
         body: { status: 'slung', target, mode: 'direct', bead: id, warnings: [warning] },
       };
     }
-    const done = await ctx.store.decide(directSlingDecider(id, target), { actor });
+    let done: DirectSling;
+    try {
+      done = await ctx.store.decide(directSlingDecider(id, target), { actor });
+    } catch (err) {
+      throw typedMissingBead(err, id, 'bead');
+    }
     const answer: SlingResponse = { status: 'slung', target, mode: 'direct', bead: id };
     if (done.unchanged) answer.warnings = [`bead ${id} is already routed to ${target}; nothing changed`];
     return { status: 200, body: answer };
@@ -115,6 +133,10 @@ export async function sling(
     if (body.attached_bead_id) answer.attached_bead_id = body.attached_bead_id;
     return { status: 201, body: answer };
   } catch (err) {
+    if (body.attached_bead_id) {
+      const typed = typedMissingBead(err, body.attached_bead_id, 'attached_bead_id');
+      if (typed !== err) throw typed;
+    }
     if (conflict && err instanceof GcError && err.status === 409)
       throw new ConflictError(err.message, {
         errors: conflict.blocking_workflow_ids.map((w) => ({

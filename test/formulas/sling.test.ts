@@ -201,6 +201,29 @@ t.test(
       t.match(res.body.detail, detail, JSON.stringify(body));
       if (location) t.equal(res.body.errors?.[0]?.location, location, JSON.stringify(body));
     }
+    for (const body of [
+      { target: 'worker', bead: 'gc-404' },
+      { target: 'worker', formula: 'mol-review', vars: { target: 'x' }, attached_bead_id: 'gc-404' },
+    ]) {
+      const missing = await sling(body);
+      t.same(
+        missing.body,
+        {
+          type: 'urn:gascity:error:sling-missing-bead',
+          title: 'Not Found',
+          status: 404,
+          detail: 'not_found: bead gc-404 not found',
+          errors: [
+            {
+              location: body.bead ? 'body.bead' : 'body.attached_bead_id',
+              message: 'bead gc-404 not found',
+              value: 'gc-404',
+            },
+          ],
+        },
+        'upstream’s problem type for a missing bead',
+      );
+    }
     const forced = await sling({ target: 'worker', bead: 'gc-404', force: true });
     t.same(
       [forced.status, forced.body.warnings],
