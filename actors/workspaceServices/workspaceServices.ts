@@ -31,9 +31,9 @@ export interface WorkspaceServicesContext {
   clock?: () => Date;
 }
 
-/** Where the proxy sends a request for a service, or why it cannot. */
+/** Where the proxy sends a request for a service (its publish mode decides who may), or why it cannot. */
 export type ServiceRoute =
-  { ok: true; socketPath: string; status: ServiceStatus } | { ok: false; status: ServiceStatus };
+  { ok: true; socketPath: string; publishMode: string } | { ok: false; publishMode: string; reason: string };
 
 /**
  * A city's workspace services (`[[service]]` of its city.toml): each `proxy_process` runs as a supervised
@@ -108,10 +108,10 @@ export class WorkspaceServices {
   route(name: string): ServiceRoute | undefined {
     const entry = this.#entries.get(name);
     if (!entry) return undefined;
-    const status = this.#status(entry);
-    return entry.process?.ready
-      ? { ok: true, socketPath: entry.process.socketPath, status }
-      : { ok: false, status };
+    const publishMode = 'publishMode' in entry.spec ? entry.spec.publishMode : 'private';
+    // The hot path of every proxied request: no status object is built for a ready service.
+    if (entry.process?.ready) return { ok: true, socketPath: entry.process.socketPath, publishMode };
+    return { ok: false, publishMode, reason: this.#status(entry).reason ?? '' };
   }
 
   /** Stops every process (the city stops). */

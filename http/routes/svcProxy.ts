@@ -39,7 +39,7 @@ function resolve(deps: AppDeps, req: IncomingMessage): Resolved {
     services instanceof WorkspaceServices ? services.route(target.service) : undefined;
   if (!route) return { problem: problem(404, 'not_found: service route not found') };
   const refusal = svcRefusal(
-    route.status.publish_mode,
+    route.publishMode,
     {
       method: req.method ?? 'GET',
       remoteAddress: req.socket.remoteAddress,
@@ -49,7 +49,7 @@ function resolve(deps: AppDeps, req: IncomingMessage): Resolved {
   );
   if (refusal) return { problem: problem(refusal.status, refusal.detail) };
   if (!route.ok)
-    return { problem: problem(503, `service_unavailable: ${route.status.reason || 'service is not ready'}`) };
+    return { problem: problem(503, `service_unavailable: ${route.reason || 'service is not ready'}`) };
   return {
     socketPath: route.socketPath,
     path: withoutSupervisorToken(req.headers, target.path, deps.config.apiToken),
