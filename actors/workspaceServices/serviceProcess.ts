@@ -142,6 +142,8 @@ export class ServiceProcess {
   async #launch(): Promise<void> {
     const { spec, socketPath, cityPath, cityName } = this.ctx;
     await removeSocket(socketPath);
+    if (this.#closed) return; // stopped while the old socket was being removed
+    this.#killReason = undefined;
     let child: ChildProcess;
     try {
       mkdirSync(join(this.#stateRoot, 'logs'), { recursive: true });
@@ -191,7 +193,8 @@ export class ServiceProcess {
         this.#notice('service.started', { service: spec.name, pid: child.pid, attempt: this.#attempts }),
       );
     const ready = await Promise.race([this.#waitReady(child), gone.then(() => false)]);
-    if (this.#child !== child) return;
+    // Stopped (a restart, the city) while starting: whoever stopped it owns what comes next.
+    if (this.#child !== child || this.#stopping || this.#closed) return;
     if (!ready) {
       this.#killReason = `service ${spec.name} did not become ready within ${this.ctx.policy.readyTimeoutMs} ms`;
       this.#kill(child);
