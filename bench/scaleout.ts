@@ -174,6 +174,19 @@ async function main(): Promise<void> {
       await sleep(10);
     }
 
+    // When the new owner fenced the log (its clock and ours are the same host's): lease takeover alone.
+    const fences = await call(b.url, 'GET', '/v0/city/bench/events?type=city.owner_changed&include=internal');
+    const fence = ((await fences.json()) as { items?: Array<{ ts: string }> }).items?.[0];
+    const fencedMs = fence
+      ? Math.round(Date.parse(fence.ts) - (performance.timeOrigin + killedAt))
+      : Number.NaN;
+    // What the adopter recorded after the fence, with times since the kill: where the restart spends it.
+    const tail = await call(b.url, 'GET', '/v0/city/bench/events?limit=12&include=internal');
+    const restart = (((await tail.json()) as { items?: Array<{ ts: string; type: string }> }).items ?? [])
+      .filter((e) => e.type !== 'custom.bench')
+      .map((e) => `${e.type}@${Math.round(Date.parse(e.ts) - (performance.timeOrigin + killedAt))}`)
+      .reverse();
+
     const figures: Figure[] = [
       {
         name: 'failover: owner SIGKILLed → first write accepted by the new owner',
@@ -197,6 +210,8 @@ async function main(): Promise<void> {
       events: EVENTS,
       lease_ttl_ms: TTL,
       fanout_ratio: Math.round((two / one) * 100) / 100,
+      fenced_after_kill_ms: fencedMs,
+      adopter_events_ms_after_kill: restart,
       failover_within_target: failoverMs <= TTL + 1000,
     };
     process.stdout.write(

@@ -25,8 +25,10 @@ import type {
   JournalEvent,
   ListFilter,
   LogLocation,
+  SubscribeOptions,
   Subscription,
 } from './journal.ts';
+import { SharedTail } from './sharedTail.ts';
 
 /** How a `JetStreamJournalBackend` reaches its broker. */
 export interface JetStreamJournalOptions {
@@ -56,6 +58,8 @@ const DUPLICATE_WINDOW_MS = 2 * 60_000;
  */
 export class JetStreamJournal implements Journal {
   readonly #subscriptions = new Set<JetStreamSubscription>();
+  /** One consumer for every read-only subscriber (the SSE streams of this log). */
+  readonly #tail = new SharedTail({ subscribe: (seq) => this.subscribe(seq), list: (f) => this.list(f) });
   #closed = false;
 
   /** @internal Built by the backend once the stream exists. */
@@ -239,10 +243,12 @@ export class JetStreamJournal implements Journal {
 
   /**
    * Subscribes from `afterSeq` through an ordered consumer (see `JetStreamSubscription`); it survives
-   * broker restarts and is deleted on `close()`.
+   * broker restarts and is deleted on `close()`. Read-only subscribers share one such consumer
+   * (`SharedTail`), catching up by pages first.
    */
-  subscribe(afterSeq: number): Subscription {
+  subscribe(afterSeq: number, options?: SubscribeOptions): Subscription {
     this.#assertOpen();
+    if (options?.readOnly) return this.#tail.subscribe(afterSeq);
     const sub = new JetStreamSubscription(
       {
         js: this.conn.js,
@@ -272,7 +278,7 @@ export class JetStreamJournal implements Journal {
     if (this.#closed) return;
     this.#closed = true;
     this.onClose(this);
-    await Promise.all([...this.#subscriptions].map((s) => s.close()));
+    await Promise.all([this.#tail.close(), ...[...this.#subscriptions].map((s) => s.close())]);
   }
 
   #assertOpen(): void {
