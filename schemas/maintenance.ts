@@ -47,7 +47,11 @@ export const MaintenanceStatusBody = named(
     { $id: 'MaintenanceStatusBody', title: 'MaintenanceStatusBody', additionalProperties: false },
   ),
 );
-export type MaintenanceStatusBody = Static<typeof MaintenanceStatusBody>;
+/** Its type, with the referenced runs typed (a `Type.Ref` is untyped in TypeBox). */
+export type MaintenanceStatusBody = Omit<Static<typeof MaintenanceStatusBody>, 'last_run' | 'history'> & {
+  last_run?: MaintenanceRunBody;
+  history: MaintenanceRunBody[] | null;
+};
 
 /** Upstream `MaintenanceTriggerBody`. */
 export const MaintenanceTriggerBody = named(
@@ -60,7 +64,9 @@ export const MaintenanceTriggerBody = named(
     { $id: 'MaintenanceTriggerBody', title: 'MaintenanceTriggerBody', additionalProperties: false },
   ),
 );
-export type MaintenanceTriggerBody = Static<typeof MaintenanceTriggerBody>;
+export type MaintenanceTriggerBody = Omit<Static<typeof MaintenanceTriggerBody>, 'run'> & {
+  run?: MaintenanceRunBody;
+};
 
 /** Upstream `EventRotateAnchor`: the `events.rotated` event that begins the next segment. */
 export const EventRotateAnchor = named(
@@ -101,7 +107,10 @@ export const EventRotateResponse = named(
     { $id: 'EventRotateResponse', title: 'EventRotateResponse', additionalProperties: false },
   ),
 );
-export type EventRotateResponse = Static<typeof EventRotateResponse>;
+export type EventRotateResponse = Omit<Static<typeof EventRotateResponse>, 'archive' | 'anchor_event'> & {
+  archive?: Static<typeof EventRotateArchive>;
+  anchor_event?: Static<typeof EventRotateAnchor>;
+};
 
 /** `?wait=` of the trigger and rotate operations. */
 export const WaitQuery = Type.Object({
