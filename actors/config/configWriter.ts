@@ -9,7 +9,7 @@
  * `file`.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { link, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
 import { recordOf } from '../../machines/recorded.ts';
@@ -55,6 +55,7 @@ export class ConfigWriter {
   /** The hash of the file as last recorded (or first seen): a different one on disk is a hand edit. */
   #known: string | undefined;
   readonly #listeners = new Set<(config: EffectiveConfig) => void>();
+  #last: EffectiveConfig | undefined;
 
   constructor(
     readonly dir: string,
@@ -70,6 +71,16 @@ export class ConfigWriter {
   onChange(listener: (config: EffectiveConfig) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * The effective config of `text`: the last one composed when the file is what it was then (packs are
+   * read again only when city.toml changed; a pack edited on its own is seen at the next file change).
+   */
+  async #composed(text: string): Promise<EffectiveConfig> {
+    if (this.#last && this.#last.sha256 === sha256(text)) return this.#last;
+    this.#last = await effectiveConfigOf(this.dir, text, this.cityName);
+    return this.#last;
   }
 
   /** Runs `work` after every write and check queued before it. */
@@ -88,7 +99,7 @@ export class ConfigWriter {
     return this.#serial(async () => {
       const file = cityTomlPath(this.dir);
       const text = await readFile(file, 'utf8');
-      const current = await effectiveConfigOf(this.dir, text, this.cityName);
+      const current = await this.#composed(text);
       const doc = structuredClone(current.raw);
       const { record, result } = edit(doc, current);
       const next = `${stringify(doc)}\n`;
@@ -98,7 +109,8 @@ export class ConfigWriter {
       const prev = join(this.dir, `${PREV}${writeId}`);
       const tmp = join(this.dir, `${NEXT}${writeId}`);
       await writeSynced(tmp, next);
-      await copyFile(file, prev);
+      // A second name for the current file (no copy): the rename below leaves it holding the old content.
+      await link(file, prev);
       await rename(tmp, file);
       try {
         await log.run(() => ({
@@ -116,6 +128,7 @@ export class ConfigWriter {
       }
       await rm(prev, { force: true });
       this.#known = config.sha256;
+      this.#last = config;
       this.#notify(config);
       return { config, result };
     });

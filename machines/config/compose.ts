@@ -90,16 +90,15 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
     }
     for (const agent of tablesOf(doc.agent)) {
       const id = agentIdentity(agent);
-      agents.delete(id);
+      // Only a replaced agent has sources to drop (scanning them for every agent is quadratic).
+      if (agents.delete(id)) unstamp(sources, `agents.${id}`);
       agents.set(id, { ...agent });
-      unstamp(sources, `agents.${id}`);
       stamp(sources, `agents.${id}`, agent, source);
     }
     for (const service of tablesOf(doc.service)) {
       const name = textOf(service.name);
-      services.delete(name);
+      if (services.delete(name)) unstamp(sources, `services.${name}`);
       services.set(name, { ...service });
-      unstamp(sources, `services.${name}`);
       stamp(sources, `services.${name}`, service, source);
     }
     namedSessions.push(...tablesOf(doc.named_session).map((t) => ({ ...t })));
