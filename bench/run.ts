@@ -24,6 +24,7 @@ const SCENARIOS = [
   'agents',
   'extmsg',
   'formulas',
+  'config',
   'cli',
   'coldstart',
   'dashboard',
