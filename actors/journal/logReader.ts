@@ -59,9 +59,15 @@ export class LogReader {
     const out: JournalEvent[] = [];
     if (from > to) return out;
     const [start, end] = this.#range(from, to);
+    // A type filter first looks for the type's exact text in the line: the lines that cannot match are
+    // never parsed (a lookup of a rare type walks a large log at the speed of reading it). Lines are compact
+    // JSON, as this journal and upstream's recorder write them.
+    const needle = filter.type === undefined ? undefined : `"type":${JSON.stringify(filter.type)}`;
+    const bytes = needle === undefined ? undefined : Buffer.from(needle);
     if (filter.order === 'desc') {
       for await (const chunk of this.#guard(readBackward(this.#handle, start, end))) {
         for (const line of chunk) {
+          if (needle !== undefined && !line.text.includes(needle)) continue;
           const event = this.#parse(line.text, line.offset);
           if (event && matchesFilter(event, filter)) out.push(event);
           if (out.length >= limit) return out;
@@ -70,6 +76,7 @@ export class LogReader {
       return out;
     }
     const parse: LineParser<JournalEvent> = (buf, begin, stop, offset) => {
+      if (bytes !== undefined && buf.subarray(begin, stop).indexOf(bytes) < 0) return undefined;
       const event = this.#parse(buf.toString('utf8', begin, stop), offset);
       return event && matchesFilter(event, filter) ? event : undefined;
     };
