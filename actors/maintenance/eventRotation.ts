@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordOf } from '../../machines/recorded.ts';
 import type { EventRotateResponse } from '../../schemas/maintenance.ts';
@@ -21,6 +21,9 @@ export interface EventRotationContext {
   clock?: () => Date;
   logger?: Logger;
 }
+
+/** The file whose presence says the city has rotated (so its start looks up the last anchor). Pure. */
+const markerOf = (path: string): string => join(path, '.gc', 'events.rotated');
 
 /** `20261125T130600Z`: an instant as upstream's archive names write it. Pure. */
 const stamp = (d: Date): string =>
@@ -53,6 +56,12 @@ export class EventRotation {
   /** Reads the last anchor; writes its archive again if it is missing. Effects: reads the log, may write. */
   static async start(ctx: EventRotationContext): Promise<EventRotation> {
     const rotation = new EventRotation(ctx);
+    // A city that never rotated has no marker: its start reads nothing of its log.
+    const rotated = await access(markerOf(ctx.path)).then(
+      () => true,
+      () => false,
+    );
+    if (!rotated) return rotation;
     const [anchor] = await ctx.journal.list({ type: 'events.rotated', order: 'desc', limit: 1 });
     const payload = anchor?.payload as
       { prior_archive?: string; prior_first_seq?: number; prior_last_seq?: number } | undefined;
@@ -90,6 +99,11 @@ export class EventRotation {
 
   async #rotate(wait: boolean): Promise<EventRotateResponse> {
     const now = this.#clock();
+    if (this.ctx.log.head >= this.#lastArchived + 1) {
+      // Before the first anchor can land: a marker without an anchor only costs the next start a lookup.
+      await mkdir(join(this.ctx.path, '.gc'), { recursive: true });
+      await writeFile(markerOf(this.ctx.path), '');
+    }
     const first = this.#lastArchived + 1;
     const decided = await this.ctx.log.run<{ anchor: JournalEvent; file: string; last: number } | undefined>(
       () => {

@@ -79,6 +79,8 @@ export class StoreMaintenance {
    */
   static async start(ctx: StoreMaintenanceContext): Promise<StoreMaintenance> {
     const m = new StoreMaintenance(ctx);
+    // Only a schedule needs the last run: a disabled city's start reads nothing of its log.
+    if (!ctx.config.enabled) return m;
     const last = await Promise.all(
       ['gc.store.maintenance.done', 'gc.store.maintenance.failed'].map((type) =>
         ctx.journal.list({ type, order: 'desc', limit: 1 }),
