@@ -9,7 +9,9 @@
  * 2. SSE passthrough latency: one stream through the proxy and one direct, both on the service's
  *    `/sse/ticks`; each tick (POSTed to the service, one at a time) is written to both at once, and the
  *    figure is how much later it arrives through the proxy (p50/p99 of proxy − direct arrival; target: p99
- *    ≤ 5 ms). The absolute tick → arrival latencies are reported beside it.
+ *    ≤ 5 ms). Both sockets are read by this one event loop, so when both frames are there in the same turn
+ *    the difference is the order of reading, and may be slightly negative. The absolute tick → arrival
+ *    latencies are reported beside it.
  *
  * Sizes: BENCH_QUICK=1, or BENCH_SVC_N (GETs per round), BENCH_SVC_TICKS (SSE ticks).
  * Effects: a child process (the supervisor, which spawns the service), loopback and unix sockets.
