@@ -29,6 +29,7 @@ import {
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
 import { configWriterFor, settlePendingWrite, type ConfigWriter } from '../config/configWriter.ts';
+import { putPatch } from '../config/patchEdits.ts';
 import type {
   AgentAction,
   AgentApi,
@@ -310,8 +311,13 @@ export class AgentService implements AgentApi {
     if (input.provider !== undefined) set.provider = input.provider;
     if (input.scope !== undefined) set.scope = input.scope;
     if (input.suspended !== undefined) set.suspended = input.suspended;
-    await this.#edit(actor, 'updated', name, next, (tables) =>
-      tables.map((t) => (isTable(name)(t) ? { ...t, ...set } : t)),
+    await this.#edit(
+      actor,
+      'updated',
+      name,
+      next,
+      (tables) => tables.map((t) => (isTable(name)(t) ? { ...t, ...set } : t)),
+      set,
     );
     if (input.suspended !== undefined) await this.#applySuspension(name, input.suspended, actor);
     this.poke();
@@ -386,7 +392,9 @@ export class AgentService implements AgentApi {
 
   /**
    * Rewrites city.toml's `[[agent]]` tables with `change` (on the raw tables, so keys this supervisor does
-   * not model are kept), records it, and makes the new config the sessions'.
+   * not model are kept), records it, and makes the new config the sessions'. An agent a pack defines is not
+   * in those tables: its edit (`patch`, the fields set) becomes an agent patch of city.toml, which survives
+   * pack updates (upstream's rule for suspending one); its removal is a ConflictError.
    */
   async #edit(
     actor: string,
@@ -394,11 +402,23 @@ export class AgentService implements AgentApi {
     agent: string,
     config: AgentConfig | undefined,
     change: (tables: Record<string, unknown>[]) => Record<string, unknown>[],
+    patch?: Record<string, unknown>,
   ): Promise<void> {
-    const { config: next } = await this.#writer.write(this.opts.log, (doc) => {
-      const tables = change(Array.isArray(doc.agent) ? (doc.agent as Record<string, unknown>[]) : []);
-      if (tables.length > 0) doc.agent = tables;
-      else delete doc.agent;
+    const { config: next } = await this.#writer.write(this.opts.log, (doc, current) => {
+      const raw = Array.isArray(doc.agent) ? (doc.agent as Record<string, unknown>[]) : [];
+      if (op !== 'created' && !raw.some(isTable(agent))) {
+        if (!patch) {
+          throw new ConflictError(
+            `agent ${agent} is defined by a pack: patch it (PUT /patches/agents) instead of removing it`,
+          );
+        }
+        const [dir, base] = agent.includes('/') ? agent.split('/') : [undefined, agent];
+        putPatch(actor, 'agent', { name: base, ...(dir ? { dir } : {}), ...patch })(doc, current);
+      } else {
+        const tables = change(raw);
+        if (tables.length > 0) doc.agent = tables;
+        else delete doc.agent;
+      }
       return {
         record: {
           type: 'agent.config_changed',
