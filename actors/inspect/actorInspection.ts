@@ -36,14 +36,20 @@ export function machineActorId(actor: ObservedActor, fallback: () => string): st
   if (kind === 'session' && typeof context?.['city'] === 'string' && typeof context['id'] === 'string') {
     return `session:${context['city']}/${context['id']}`;
   }
+  // One per city: named after it.
+  if (kind === 'scheduler' && typeof context?.['city'] === 'string') return `scheduler:${context['city']}`;
   return `${kind}:${fallback()}`;
 }
 
-/** Where an actor hangs in the inspector's tree: a session under its city, the rest under the supervisor. */
+/**
+ * Where an actor hangs in the inspector's tree: a city's own actors (sessions, its scheduler) under the
+ * city, the rest under the supervisor.
+ */
 function parentOf(id: string, actor: ObservedActor): string | undefined {
   if (id === SUPERVISOR_ID) return undefined;
   const city = (actor.snapshot.context as Record<string, unknown> | undefined)?.['city'];
-  return actor.machine.id === 'session' && typeof city === 'string' ? `city:${city}` : SUPERVISOR_ID;
+  const own = actor.machine.id === 'session' || actor.machine.id === 'scheduler';
+  return own && typeof city === 'string' ? `city:${city}` : SUPERVISOR_ID;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { SchedulerEvent } from '../../machines/orders/scheduler.machine.ts';
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,6 +55,8 @@ export interface OrderServiceOptions {
   tickMs?: number;
   exec?: ExecRunner;
   onError?: (err: unknown) => void;
+  /** Told of each tick's start and end (the scheduler's actor for the inspector). */
+  scheduler?: { send(event: SchedulerEvent): void };
 }
 
 /**
@@ -125,6 +128,7 @@ export class OrderService {
     await this.#ticking?.catch(() => undefined);
     await Promise.all(this.#running);
     this.log.detach(this.#folder);
+    this.options.scheduler?.send({ type: 'STOP' });
   }
 
   /**
@@ -266,7 +270,20 @@ export class OrderService {
    * of firings written.
    */
   tick(now = this.clock()): Promise<number> {
-    const run = this.#tick(now).finally(() => (this.#ticking = undefined));
+    const scheduler = this.options.scheduler;
+    scheduler?.send({ type: 'TICK', at: new Date(now).toISOString(), orders: this.#orders.size });
+    const run = this.#tick(now)
+      .then(
+        (fired) => {
+          scheduler?.send({ type: 'TICKED', fired });
+          return fired;
+        },
+        (err: unknown) => {
+          scheduler?.send({ type: 'TICK_FAILED', error: err instanceof Error ? err.message : String(err) });
+          throw err;
+        },
+      )
+      .finally(() => (this.#ticking = undefined));
     this.#ticking = run;
     return run;
   }

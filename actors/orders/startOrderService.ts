@@ -7,6 +7,7 @@ import type { CityServiceContext, CityServiceFactory } from '../cityServices.ts'
 import { UnavailableError } from '../errors.ts';
 import { FORMULA_SERVICE } from '../formulas/startFormulaService.ts';
 import { FormulaService } from '../formulas/formulaService.ts';
+import { SchedulerActor } from './schedulerActor.ts';
 import { DEFAULT_ORDER_TICK_MS, OrderService, type OrderServiceOptions } from './orderService.ts';
 
 /** The key of the orders service in `LiveCity.services`. */
@@ -52,6 +53,7 @@ export async function startOrderService(
     options.onError ??
     ((err: unknown) => city.logger?.warn({ err, city: city.name }, 'order scheduler trouble'));
   const service = new OrderService(city.name, city.path, store, formulas, city.log, {
+    ...(city.observer ? { scheduler: new SchedulerActor(city.name, city.observer) } : {}),
     ...options,
     tickMs,
     onError,
