@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { restartDelayMs, type RestartPolicy } from '../../machines/workspaceServices/restartPolicy.ts';
 import type { ServiceSpec } from '../../machines/workspaceServices/serviceSpec.ts';
 import type { EventDraft } from '../../schemas/event.ts';
+import { killLeftover, removePidFile, writePidFile } from './pidFile.ts';
 import { removeSocket } from './socketPath.ts';
 
 /** The local state of a supervised process, as upstream names it. */
@@ -114,6 +115,7 @@ export class ServiceProcess {
     const had = this.#child !== undefined;
     await this.#stopChild();
     this.#set('stopped', 'service_closed');
+    await removePidFile(this.#stateRoot).catch(() => undefined);
     if (had)
       this.ctx.record(this.#notice('service.stopped', { service: this.ctx.spec.name, reason: 'city_stop' }));
     await removeSocket(this.ctx.socketPath).catch(() => undefined);
@@ -142,6 +144,8 @@ export class ServiceProcess {
   async #launch(): Promise<void> {
     const { spec, socketPath, cityPath, cityName } = this.ctx;
     await removeSocket(socketPath);
+    // A supervisor killed without stopping its services left their processes running: end them first.
+    if (this.#attempts === 0) await killLeftover(this.#stateRoot).catch(() => undefined);
     if (this.#closed) return; // stopped while the old socket was being removed
     this.#killReason = undefined;
     let child: ChildProcess;
@@ -188,6 +192,7 @@ export class ServiceProcess {
       child.once('error', (err) => end(null, null, `start process: ${err.message}`));
       child.once('exit', (code, signal) => end(code, signal));
     });
+    if (child.pid !== undefined) await writePidFile(this.#stateRoot, child.pid).catch(() => undefined);
     if (child.pid !== undefined)
       this.ctx.record(
         this.#notice('service.started', { service: spec.name, pid: child.pid, attempt: this.#attempts }),

@@ -11,7 +11,7 @@ import t from 'tap';
 import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
 import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
 import { startWorkspaceServices } from '../../actors/workspaceServices/startWorkspaceServices.ts';
-import { waitForEvent } from '../helpers/supervisor.ts';
+import { eventually, waitForEvent } from '../helpers/supervisor.ts';
 import { FIXTURE_COMMAND, isServiceEvent, payloadOf } from './harness.ts';
 
 const node = (code: string) => ({
@@ -81,4 +81,40 @@ t.test('a process that ignores SIGTERM is killed after the stop grace', async (t
   const stopped = await waitForEvent(journal, isServiceEvent('service.stopped', 'stubborn'), from);
   t.equal(payloadOf(stopped).reason, 'restart');
   t.equal(services.get('stubborn').local_state, 'ready', 'a fresh one is ready');
+});
+
+t.test('a process left running by a supervisor that was killed is ended at the next start', async (t) => {
+  const home = await mkdtemp(join(tmpdir(), 'gc-svc-left-'));
+  const b = new FileJournalBackend();
+  const j = await b.open({ name: 'left', file: join(home, '.gc', 'events.jsonl') });
+  const runtime = new LogRuntime(j);
+  const tables = [
+    { name: 'keeper', ...node("require('net').createServer().listen(process.env.GC_SERVICE_SOCKET)") },
+  ];
+  const start = () =>
+    startWorkspaceServices(
+      { name: 'left', path: home, log: runtime, config: { agents: [], services: tables } },
+      { policy: { initialMs: 50, stopGraceMs: 300 } },
+    );
+  // The first manager is never stopped: as if its supervisor had been SIGKILLed.
+  const crashed = await start();
+  const first = await waitForEvent(j, isServiceEvent('service.ready', 'keeper'), 0, 15_000);
+  const orphan = payloadOf(first).pid as number;
+  const next = await start();
+  const second = await waitForEvent(j, isServiceEvent('service.ready', 'keeper'), first.seq, 15_000);
+  t.not(payloadOf(second).pid, orphan);
+  await eventually(() => {
+    try {
+      process.kill(orphan, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  t.pass('the process the killed supervisor left is gone');
+  await next.stop();
+  await crashed.stop();
+  await runtime.close();
+  await b.close();
+  await rm(home, { recursive: true, force: true });
 });
