@@ -541,3 +541,24 @@ t.test('mutations need X-GC-Request and a running city', async (t) => {
   t.equal(res.statusCode, 403);
   t.equal((await h.app.inject({ url: '/v0/city/nowhere/config' })).statusCode, 404);
 });
+
+t.test('GET /rigs?index= waits for the next change of the city log', async (t) => {
+  const h = await configHarness(t);
+  const head = (await call(h, 'GET', '/rigs')).headers['x-gc-index'] as string;
+  let answered = false;
+  const waiting = call(h, 'GET', `/rigs?index=${head}&wait=20s`).then((r) => {
+    answered = true;
+    return r;
+  });
+  // Held while nothing happens: a read answered meanwhile does not release it; the write below does.
+  t.equal((await call(h, 'GET', '/config')).status, 200);
+  t.equal(answered, false, 'still held after another request was answered');
+  t.equal((await call(h, 'POST', '/rigs', { name: 'late', path: 'l' })).status, 201);
+  const r = await waiting;
+  t.equal(r.status, 200);
+  t.ok(
+    (r.body.items as Array<{ name: string }>).some((x) => x.name === 'late'),
+    'the answer includes the change it waited for',
+  );
+  t.ok(Number(r.headers['x-gc-index']) > Number(head));
+});
