@@ -42,6 +42,7 @@ export class ClusterCoordinator {
   /** Cities of the cluster this supervisor follows without owning them. */
   readonly replicas = new Map<string, CityActor>();
   #timer: NodeJS.Timeout | undefined;
+  #renewer: NodeJS.Timeout | undefined;
   #round: Promise<void> | undefined;
   #stopped = false;
 
@@ -56,9 +57,17 @@ export class ClusterCoordinator {
     });
   }
 
-  /** Runs the first round now (start-up adopts what nobody owns), then one every interval. */
+  /**
+   * Runs the first round now (start-up adopts what nobody owns), then one every interval; leases are also
+   * renewed on a timer of their own, so a long round (many cities, a slow broker) never delays a renewal.
+   */
   async start(): Promise<void> {
     await this.round();
+    const renewMs = Math.max(50, Math.min(this.intervalMs, Math.floor(this.node.leases.ttlMs / 4)));
+    let renewing: Promise<void> | undefined;
+    this.#renewer = setInterval(() => {
+      renewing ??= this.node.leases.renewAll().finally(() => (renewing = undefined));
+    }, renewMs);
     const loop = (): void => {
       this.#timer = setTimeout(() => {
         void this.round().finally(() => {
@@ -79,6 +88,7 @@ export class ClusterCoordinator {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#renewer);
     await this.#round;
   }
 
@@ -90,7 +100,6 @@ export class ClusterCoordinator {
   async #run(): Promise<void> {
     if (this.#stopped) return;
     try {
-      await this.node.leases.renewAll();
       await this.node.registry.refresh();
       const wanted = new Map(this.node.registry.list().map((e) => [e.name, e.path]));
       for (const req of this.sup.log.pendingEverywhere())

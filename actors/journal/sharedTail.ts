@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { JournalEvent, ListFilter, Subscription } from './journal.ts';
 
 /** What a shared tail reads its log through. */
@@ -10,6 +11,8 @@ export interface TailSource {
 /** Events a reader may have queued before it is sent back to paged reads (bounds a slow reader's memory). */
 const MAX_QUEUED = 4096;
 const PAGE = 1000;
+/** The longest the tail hands events out before it lets the event loop turn (I/O, timers). */
+const SLICE_MS = 10;
 
 /**
  * One live subscription of a log shared by every read-only subscriber of it: N streams of one city cost
@@ -76,9 +79,17 @@ export class SharedTail {
     this.#source = source;
     this.#pumping = (async () => {
       try {
+        let slice = performance.now();
         for await (const event of source) {
           this.#pos = event.seq;
           for (const reader of this.#readers) if (reader.attached) reader.push(event);
+          // A burst handed to hundreds of readers is one long chain of microtasks: without a turn of the
+          // event loop now and then, no socket is read meanwhile (a lease renewal's answer waited seconds
+          // behind a fan-out, and the lease expired under its live owner).
+          if (performance.now() - slice > SLICE_MS) {
+            await new Promise((resolve) => setImmediate(resolve));
+            slice = performance.now();
+          }
         }
         // Ended without an error: the journal closed.
         if (this.#source === source) for (const r of [...this.#readers]) r.end();

@@ -72,7 +72,12 @@ t.test(
         return r.status === 201 && !r.headers.get('gc-city-owner') ? Date.now() : undefined;
       },
       30_000,
-    );
+    ).catch((err: unknown) => {
+      // The two supervisors' view of the lease, for the post-mortem.
+      const notes = (log: string) => log.split('\n').filter((l) => /lease|adopted|round|tended/.test(l));
+      t.comment([...notes(a.proc.log()), ...notes(b.proc.log())].join('\n').slice(-4000));
+      throw err;
+    });
     t.comment(
       `B took harbor over ${takenAt - cutAt} ms after the cut (TTL ${LEASE_TTL_MS} ms, tick ${TICK_MS} ms)`,
     );

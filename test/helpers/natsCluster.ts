@@ -37,6 +37,9 @@ export async function withNatsCluster(t: Test, name = 'gc'): Promise<NatsCluster
         `nats://127.0.0.1:${port}`,
         '--routes',
         routeUrls,
+        // Clients use only the URLs they are given: a supervisor pointed at one node (through a relay the
+        // partition test cuts) must not find its way round the cut to the other nodes.
+        '--no_advertise=true',
       ]),
     ),
   );
