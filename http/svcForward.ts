@@ -59,7 +59,7 @@ export function forwardHttp(
   poolFor(socketPath).stream(
     {
       path,
-      method: (req.method ?? 'GET'),
+      method: req.method ?? 'GET',
       headers,
       body: bodyless ? null : req,
       signal: aborter.signal,
