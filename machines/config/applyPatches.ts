@@ -1,4 +1,4 @@
-import type { ComposedConfig } from './compose.ts';
+import type { ComposedConfig } from './composedConfig.ts';
 import { agentIdentity, CITY_FILE, listOf, strOf, tableOf, type Source, type Table } from './layers.ts';
 
 const patch: Source = { origin: 'patch', file: CITY_FILE };
