@@ -29,15 +29,18 @@ import { workflowRoutes } from './routes/workflows.ts';
 import { withProblemResponses } from './openapiProblems.ts';
 import { registerSchemas } from '../schemas/eventSchemas.ts';
 import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
+import { buildSerializer } from './serializerCache.ts';
 import { buildValidator } from './strictBody.ts';
 import { registerClusterRouting } from './clusterRouting.ts';
 import { registerBodyParsers } from './bodyParsers.ts';
 
 export type App = FastifyInstance;
 
-type ValidatorFactory = NonNullable<
+type CompilersFactory = NonNullable<
   NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']
->['buildValidator'];
+>;
+type ValidatorFactory = CompilersFactory['buildValidator'];
+type SerializerFactory = CompilersFactory['buildSerializer'];
 
 /**
  * Builds the control plane's Fastify app without listening (tests `inject` into it; `main.ts` listens).
@@ -55,7 +58,13 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     },
     // Bodies are validated without type coercion, queries and paths with it (http/strictBody.ts).
     // (Fastify's declared factory type does not match how it calls the compiler: `{schema, httpPart, …}`.)
-    schemaController: { compilersFactory: { buildValidator: buildValidator as unknown as ValidatorFactory } },
+    // Compiled validators and serializers are kept per schema object for the process (tests build many apps).
+    schemaController: {
+      compilersFactory: {
+        buildValidator: buildValidator as unknown as ValidatorFactory,
+        buildSerializer: buildSerializer as unknown as SerializerFactory,
+      },
+    },
     ...options,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
