@@ -347,7 +347,8 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
     await waitForTerminal(s.log, res.body.request_id);
     t.equal((await s.call('GET', '/v0/city/zeta')).status, 200);
     const running = await s.call('GET', '/v0/city/zeta/svc/anything');
-    t.equal(running.status, 501);
+    t.equal(running.status, 404, 'a running city without that service');
+    t.equal(running.body.detail, 'not_found: service route not found');
     t.equal(
       s.running.supervisor.live.get('zeta')!.services.gated !== undefined,
       true,
