@@ -69,6 +69,8 @@ if (!hasTmux()) {
         accepted.push(created.body.request_id as string);
         await p.stop('SIGKILL');
         await p.start();
+        // The city starts again after the supervisor answers: its routes are 404 until it runs.
+        await eventually(async () => (await p.call('GET', `${base}/sessions`)).status === 200, 30_000);
       }
       for (const id of accepted) {
         await eventually(async () => (await terminals(p, id)).length > 0, 60_000);
