@@ -110,6 +110,9 @@ export class ConfigService implements ConfigApi {
         if (file === null || file === 'city.toml') this.#checkSoon();
       });
       this.#watcher.on('error', () => undefined);
+      // The watch alone never keeps a process alive (the server does): a supervisor left without a stop,
+      // as a crash test leaves one, must not hang its process.
+      this.#watcher.unref();
     } catch (err) {
       this.opts.logger.warn({ err, city: this.opts.city }, 'city.toml is not watched; polled only');
     }
