@@ -109,9 +109,7 @@ async function forward(
       headers,
       signal: abort.signal,
       redirect: 'manual',
-      ...(hasBody
-        ? { body: request.raw, duplex: 'half' }
-        : {}),
+      ...(hasBody ? { body: request.raw, duplex: 'half' } : {}),
     });
   } catch (err) {
     throw new UnavailableError(`the owner of this city at ${base} did not answer`, 'owner_unreachable', {

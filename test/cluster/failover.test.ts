@@ -150,7 +150,7 @@ t.test(
       .filter((e) => e.type === 'city.owner_changed')
       .map((e) => (e.payload as { owner: string }).owner);
     t.equal(owners.length, 1, `the new owner fenced the log once (${JSON.stringify(owners)})`);
-  
+
     // The requests the dead owner accepted are completed by the adopter.
     const terminals = await until(
       'both requests to terminate',
