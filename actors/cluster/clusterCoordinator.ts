@@ -29,6 +29,31 @@ export interface CoordinatedSupervisor {
   wake(): void;
 }
 
+/** How many cities one round tends at once. */
+const TEND_CONCURRENCY = 8;
+
+/** Runs at most `size` tasks at once, the rest in arrival order. */
+class Slots {
+  #free: number;
+  readonly #waiting: Array<() => void> = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
 /**
  * The cluster's side of a supervisor, one round every `intervalMs` (at most a third of the lease TTL):
  * renew the leases held; read the registry and the owners; open a read replica of every city of the
@@ -45,6 +70,9 @@ export class ClusterCoordinator {
   #renewer: NodeJS.Timeout | undefined;
   #round: Promise<void> | undefined;
   #stopped = false;
+  /** Cities being tended now, each by one task that may outlive the round that started it. */
+  readonly #tending = new Map<string, Promise<void>>();
+  readonly #slots = new Slots(TEND_CONCURRENCY);
 
   constructor(
     private readonly sup: CoordinatedSupervisor,
@@ -62,7 +90,7 @@ export class ClusterCoordinator {
    * renewed on a timer of their own, so a long round (many cities, a slow broker) never delays a renewal.
    */
   async start(): Promise<void> {
-    await this.round();
+    await this.round(true);
     const renewMs = Math.max(50, Math.min(this.intervalMs, Math.floor(this.node.leases.ttlMs / 4)));
     let renewing: Promise<void> | undefined;
     this.#renewer = setInterval(() => {
@@ -79,8 +107,8 @@ export class ClusterCoordinator {
   }
 
   /** One round (see the class); concurrent calls share it. Never throws (failures are logged). */
-  round(): Promise<void> {
-    this.#round ??= this.#run().finally(() => (this.#round = undefined));
+  round(first = false): Promise<void> {
+    this.#round ??= this.#run(first).finally(() => (this.#round = undefined));
     return this.#round;
   }
 
@@ -90,6 +118,7 @@ export class ClusterCoordinator {
     clearTimeout(this.#timer);
     clearInterval(this.#renewer);
     await this.#round;
+    await Promise.all(this.#tending.values());
   }
 
   /** Every city this supervisor serves: owned, then replicas. */
@@ -97,21 +126,35 @@ export class ClusterCoordinator {
     return [...this.sup.cities.values(), ...this.replicas.values()];
   }
 
-  async #run(): Promise<void> {
+  async #run(first: boolean): Promise<void> {
     if (this.#stopped) return;
     try {
       await this.node.registry.refresh();
       const wanted = new Map(this.node.registry.list().map((e) => [e.name, e.path]));
       for (const req of this.sup.log.pendingEverywhere())
         if (!wanted.has(req.name)) wanted.set(req.name, req.path);
+      const started: Promise<void>[] = [];
       for (const [name, path] of wanted) {
         if (this.#stopped) return;
-        await this.#tend(name, path).catch((err: unknown) =>
-          this.sup.logger.warn({ err, city: name }, 'cluster round: city not tended'),
-        );
+        // Still being tended since an earlier round (a broker timeout): the others go on without it.
+        if (this.#tending.has(name)) continue;
+        const tending = this.#slots
+          .run(() => this.#tend(name, path))
+          .catch((err: unknown) =>
+            this.sup.logger.warn({ err, city: name }, 'cluster round: city not tended'),
+          )
+          .finally(() => this.#tending.delete(name));
+        this.#tending.set(name, tending);
+        started.push(tending);
       }
+      // The first round waits for every city (start-up adopts what nobody owns); later rounds wait one
+      // interval at most, so a city that is slow to open or recover never holds back the adoption of
+      // another whose owner died: failover stays within the TTL plus a round.
+      const all = Promise.all(started);
+      await (first ? all : Promise.race([all, delay(this.intervalMs)]));
+      if (this.#stopped) return;
       for (const [name, city] of this.replicas) {
-        if (!wanted.has(name)) await this.#dropReplica(name, city);
+        if (!wanted.has(name) && !this.#tending.has(name)) await this.#dropReplica(name, city);
       }
     } catch (err) {
       this.sup.logger.warn({ err }, 'cluster round failed');
