@@ -128,7 +128,11 @@ export function explainView(c: EffectiveConfig): ConfigExplainResponse {
   );
   const agents: AnnotatedAgentResponse[] = c.composed.agents.map((a) => ({
     ...agentView(a),
-    origin: inline.has(agentIdentity(a)) ? 'inline' : 'pack-derived',
+    // An agent of an include fragment is the city's own too.
+    origin:
+      inline.has(agentIdentity(a)) || c.composed.sources[`agents.${agentIdentity(a)}.name`]?.origin === 'city'
+        ? 'inline'
+        : 'pack-derived',
   }));
   const providers: ConfigExplainResponse['providers'] = {};
   for (const name of Object.keys(c.composed.providers)) {

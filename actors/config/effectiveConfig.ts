@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parse, TomlError } from 'smol-toml';
+import { parse } from 'smol-toml';
 import { composeConfig, type ComposedConfig } from '../../machines/config/compose.ts';
-import { CITY_FILE, strOf, type Table } from '../../machines/config/layers.ts';
+import { mergeFragments } from '../../machines/config/fragments.ts';
+import { strOf, type Table } from '../../machines/config/layers.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import { isCityLevelProvider, resolveProvider } from '../../machines/config/resolveProvider.ts';
 import { validateConfig } from '../../machines/config/validateConfig.ts';
@@ -16,7 +17,11 @@ import { cityConfigOf, cityTomlPath, type CityConfig } from '../cityConfig.ts';
 import { ValidationError } from '../errors.ts';
 import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/runtime/presets.ts';
 import { builtinProviderSpecs } from './builtinProviders.ts';
+import { readFragments } from './fragments.ts';
 import { readPacks, type PackInfo } from './packs.ts';
+import { tomlProblem } from './tomlProblem.ts';
+
+export { tomlProblem } from './tomlProblem.ts';
 
 export interface EffectiveConfig {
   /** The composed tables and where each value came from. */
@@ -33,13 +38,6 @@ export interface EffectiveConfig {
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-/** A city.toml that is not valid TOML: a 422 naming the file and line. */
-export function tomlProblem(err: unknown, file = CITY_FILE): ConfigProblem {
-  const line = err instanceof TomlError ? `line ${err.line}` : 'document';
-  const message = ((err as Error).message.split('\n')[0] ?? '').replace(/^Invalid TOML document: /, '');
-  return { severity: 'error', file, field: line, message: `invalid TOML: ${message}` };
-}
 
 /** Parses city.toml's text. @throws ValidationError naming the file and line when it is not valid TOML. */
 export function parseCityToml(text: string): Table {
@@ -88,11 +86,14 @@ export async function effectiveConfigOf(
   cityName = basename(dir),
 ): Promise<EffectiveConfig> {
   const raw = parseCityToml(text);
-  const { layers, problems: packProblems, packs } = await readPacks(dir, raw);
+  const { fragments, problems: fragmentProblems } = await readFragments(dir, raw);
+  const { doc: root, problems: mergeProblems } = mergeFragments(raw, fragments);
+  const { layers, problems: packProblems, packs } = await readPacks(dir, root);
   const composed = composeConfig({
     builtinProviders: builtinProviderSpecs(),
     packs: layers,
-    city: raw,
+    city: root,
+    fragments,
     cityName,
   });
   const city = cityConfigOf({
@@ -106,7 +107,12 @@ export async function effectiveConfigOf(
   return {
     composed,
     city,
-    problems: validateConfig(composed, raw, packProblems, layers),
+    problems: validateConfig(
+      composed,
+      root,
+      [...fragmentProblems, ...mergeProblems, ...packProblems],
+      layers,
+    ),
     packs,
     raw,
     sha256: sha256(text),

@@ -26,7 +26,9 @@ export interface PackInfo {
 export const packCacheDir = (cityDir: string, name: string): string =>
   join(cityDir, '.gc', 'cache', 'packs', name);
 
-const isRemote = (src: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.includes('//');
+/** True for a URL or a git source (`host/repo//sub#ref`), which is fetched rather than read. Pure. */
+export const isRemoteSource = (src: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.includes('//');
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
@@ -59,9 +61,9 @@ export async function materializePacks(cityDir: string, doc: Table): Promise<voi
     if (await exists(dest)) continue;
     await mkdir(join(cityDir, '.gc', 'cache', 'packs'), { recursive: true });
     const source =
-      isRemote(pack.source) || isAbsolute(pack.source) ? pack.source : resolve(cityDir, pack.source);
+      isRemoteSource(pack.source) || isAbsolute(pack.source) ? pack.source : resolve(cityDir, pack.source);
     try {
-      if (isRemote(source) || (await exists(join(source, '.git')))) {
+      if (isRemoteSource(source) || (await exists(join(source, '.git')))) {
         await run('git', ['clone', '--quiet', source, dest], { timeout: 120_000 });
         if (pack.ref) await run('git', ['-C', dest, 'checkout', '--quiet', pack.ref], { timeout: 60_000 });
       } else {
@@ -126,7 +128,7 @@ export async function readPacks(
       problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
       continue;
     }
-    if (isRemote(inc)) {
+    if (isRemoteSource(inc)) {
       problems.push({
         severity: 'warning',
         file: 'city.toml',

@@ -88,6 +88,17 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
 
   const rigs = tablesOf(layers.city.rigs).map((r) => ({ ...r }));
   for (const rig of rigs) stamp(sources, `rigs.${textOf(rig.name)}`, rig, cityFile);
+  // `layers.city` has its include fragments merged in already: their values are credited to their file.
+  for (const { file, doc } of layers.fragments ?? []) {
+    const source: Source = { origin: 'city', file };
+    stamp(sources, 'workspace', tableOf(doc.workspace), source);
+    for (const [name, spec] of Object.entries(tableOf(doc.providers)))
+      stamp(sources, `providers.${name}`, tableOf(spec), source);
+    for (const agent of tablesOf(doc.agent)) stamp(sources, `agents.${agentIdentity(agent)}`, agent, source);
+    for (const service of tablesOf(doc.service))
+      stamp(sources, `services.${textOf(service.name)}`, service, source);
+    for (const rig of tablesOf(doc.rigs)) stamp(sources, `rigs.${textOf(rig.name)}`, rig, source);
+  }
 
   const patchTable = tableOf(layers.city.patches);
   const patches = {

@@ -32,8 +32,10 @@ export interface ConfigLayers {
   /** Builtin provider specs by name (TOML keys: command, args, prompt_mode, …). */
   builtinProviders: Record<string, Table>;
   packs: PackLayer[];
-  /** The parsed city.toml. */
+  /** The parsed city.toml, its `include` fragments merged in (fragments.ts). */
   city: Table;
+  /** Those fragments, for provenance: their values are credited to their own file. */
+  fragments?: Array<{ file: string; doc: Table }>;
   /** The city's name (the workspace's name when city.toml declares none). */
   cityName: string;
 }

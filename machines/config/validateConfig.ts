@@ -74,8 +74,6 @@ export function validateConfig(
   }
 
   // Layers this supervisor does not read yet: said, so nobody wonders where their values went.
-  if (Array.isArray(city.include) && city.include.length > 0)
-    warn(CITY_FILE, 'include', 'include fragments are not read');
   if (Object.keys(tableOf(city.imports)).length > 0) warn(CITY_FILE, 'imports', 'V2 [imports] are not read');
   tablesOf(city.rigs).forEach((r, i) => {
     for (const key of ['includes', 'imports'])
