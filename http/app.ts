@@ -32,6 +32,7 @@ import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
 import { buildSerializer } from './serializerCache.ts';
 import { buildValidator } from './strictBody.ts';
 import { registerClusterRouting } from './clusterRouting.ts';
+import { registerClusterUpgrade } from './clusterUpgrade.ts';
 import { registerBodyParsers } from './bodyParsers.ts';
 
 export type App = FastifyInstance;
@@ -122,5 +123,9 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     actorRoutes(scope, deps);
     dashboardRoutes(scope);
   });
+  const cluster = deps.cluster;
+  // Once every route has added its `upgrade` listener: cluster routing goes in front of them.
+  if (cluster)
+    app.addHook('onReady', async () => registerClusterUpgrade(app.server, cluster, deps.config.apiToken));
   return app;
 }
