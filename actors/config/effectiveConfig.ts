@@ -18,7 +18,7 @@ import { ValidationError } from '../errors.ts';
 import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/runtime/presets.ts';
 import { builtinProviderSpecs } from './builtinProviders.ts';
 import { readFragments } from './fragments.ts';
-import { readPacks, type PackInfo } from './packs.ts';
+import { readPacks, readRigPacks, type PackInfo } from './packs.ts';
 import { tomlProblem } from './tomlProblem.ts';
 
 export { tomlProblem } from './tomlProblem.ts';
@@ -89,11 +89,13 @@ export async function effectiveConfigOf(
   const { fragments, problems: fragmentProblems } = await readFragments(dir, raw);
   const { doc: root, problems: mergeProblems } = mergeFragments(raw, fragments);
   const { layers, problems: packProblems, packs } = await readPacks(dir, root);
+  const rigPacks = await readRigPacks(dir, root);
   const composed = composeConfig({
     builtinProviders: builtinProviderSpecs(),
     packs: layers,
     city: root,
     fragments,
+    rigPacks: rigPacks.layers,
     cityName,
   });
   const city = cityConfigOf({
@@ -110,7 +112,7 @@ export async function effectiveConfigOf(
     problems: validateConfig(
       composed,
       root,
-      [...fragmentProblems, ...mergeProblems, ...packProblems],
+      [...fragmentProblems, ...mergeProblems, ...packProblems, ...rigPacks.problems],
       layers,
     ),
     packs,

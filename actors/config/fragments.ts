@@ -9,28 +9,15 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import type { FragmentLayer } from '../../machines/config/fragments.ts';
-import { CITY_FILE, tablesOf, type Table } from '../../machines/config/layers.ts';
+import { CITY_FILE, type Table } from '../../machines/config/layers.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import { tomlProblem } from './tomlProblem.ts';
-import { isRemoteSource } from './packs.ts';
-
-const AGENT_PATHS = ['prompt_template', 'session_setup_script', 'overlay_dir', 'namepool'] as const;
+import { isRemoteSource, rebaseAgentPaths } from './packPaths.ts';
 
 /** Where include `path` points, from the city directory. */
 function fragmentPath(cityDir: string, path: string): string {
   if (path.startsWith('//')) return join(cityDir, path.slice(2));
   return isAbsolute(path) ? path : resolve(cityDir, path);
-}
-
-/** A fragment agent's relative paths, made relative to the city directory instead of the fragment's. */
-function rebaseAgentPaths(doc: Table, fragDir: string, cityDir: string): void {
-  for (const agent of tablesOf(doc.agent)) {
-    for (const key of AGENT_PATHS) {
-      const p = agent[key];
-      if (typeof p !== 'string' || p === '' || isAbsolute(p) || p.startsWith('//')) continue;
-      agent[key] = relative(cityDir, join(fragDir, p));
-    }
-  }
 }
 
 /** The fragments `doc.include` names, in order, and the problems of reading them. Effects: reads files. */

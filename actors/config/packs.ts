@@ -9,7 +9,9 @@ import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'smol-toml';
-import { strOf, tableOf, type PackLayer, type Table } from '../../machines/config/layers.ts';
+import { strOf, tableOf, tablesOf, type PackLayer, type Table } from '../../machines/config/layers.ts';
+import type { RigPackLayer } from '../../machines/config/rigPacks.ts';
+import { isRemoteSource, rebaseAgentPaths } from './packPaths.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 
 const run = promisify(execFile);
@@ -25,10 +27,6 @@ export interface PackInfo {
 /** Where `[packs.<name>]` is materialised. */
 export const packCacheDir = (cityDir: string, name: string): string =>
   join(cityDir, '.gc', 'cache', 'packs', name);
-
-/** True for a URL or a git source (`host/repo//sub#ref`), which is fetched rather than read. Pure. */
-export const isRemoteSource = (src: string): boolean =>
-  /^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.includes('//');
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
@@ -170,4 +168,55 @@ export async function readPacks(
     if (add(own)) packs.push({ name: (own as PackLayer).name, path: '.' });
   }
   return { layers, problems, packs };
+}
+
+/**
+ * The packs each `[[rigs]]` entry includes (local directories, relative to the city), in rig then include
+ * order; their agents' own paths are made relative to the city. A remote include is a warning (not
+ * fetched); a pack with `[[service]]` an error (services belong to city-scoped packs, as upstream says).
+ * Effects: reads files.
+ */
+export async function readRigPacks(
+  cityDir: string,
+  doc: Table,
+): Promise<{ layers: RigPackLayer[]; problems: ConfigProblem[] }> {
+  const layers: RigPackLayer[] = [];
+  const problems: ConfigProblem[] = [];
+  for (const [i, rig] of tablesOf(doc.rigs).entries()) {
+    const rigName = strOf(rig.name);
+    if (!rigName || rig.includes === undefined) continue;
+    const includes = Array.isArray(rig.includes) ? (rig.includes as unknown[]) : [rig.includes];
+    for (const [j, inc] of includes.entries()) {
+      const field = `rigs[${i}].includes[${j}]`;
+      if (typeof inc !== 'string' || inc === '') {
+        problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
+        continue;
+      }
+      if (isRemoteSource(inc)) {
+        problems.push({
+          severity: 'warning',
+          file: 'city.toml',
+          field,
+          message: 'remote includes are not fetched',
+        });
+        continue;
+      }
+      const dir = resolve(cityDir, inc);
+      const layer = await readPack(cityDir, dir, basename(dir), field);
+      if ('severity' in layer) {
+        problems.push(layer);
+        continue;
+      }
+      if (tablesOf(layer.doc.service).length > 0)
+        problems.push({
+          severity: 'error',
+          file: layer.file,
+          field: 'service',
+          message: `[[service]] is only allowed in city-scoped packs (rig ${rigName} includes this one)`,
+        });
+      rebaseAgentPaths(layer.doc, dir, cityDir);
+      layers.push({ ...layer, rig: rigName });
+    }
+  }
+  return { layers, problems };
 }

@@ -15,7 +15,7 @@ const APPEND = '_append';
  * deletes), `option_defaults` (merged) and `<key>_append` (appended to `<key>`). `pool` maps onto the
  * pool bounds (min/max_active_sessions, scale_check, drain_timeout, on_death, on_boot). Mutates `target`.
  */
-function patchAgent(target: Table, p: Table, sources: Record<string, Source>, prefix: string): void {
+export function patchAgent(target: Table, p: Table, sources: Record<string, Source>, prefix: string): void {
   for (const [key, value] of Object.entries(p)) {
     if (AGENT_KEYS.has(key) || value === undefined) continue;
     if (key === 'env' || key === 'option_defaults') {

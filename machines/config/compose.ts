@@ -1,4 +1,5 @@
 import { applyPatches } from './applyPatches.ts';
+import { expandRigPacks } from './rigPacks.ts';
 import type { ComposedConfig } from './composedConfig.ts';
 import {
   agentIdentity,
@@ -68,6 +69,8 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
       stamp(sources, `providers.${name}`, table, source);
     }
     for (const agent of tablesOf(doc.agent)) {
+      // A rig-scoped agent of a pack is stamped per rig that includes the pack (rigPacks.ts), never here.
+      if (source.origin === 'pack' && agent.scope === 'rig') continue;
       const id = agentIdentity(agent);
       // Only a replaced agent has sources to drop (scanning them for every agent is quadratic).
       if (agents.delete(id)) unstamp(sources, `agents.${id}`);
@@ -100,6 +103,9 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
     for (const rig of tablesOf(doc.rigs)) stamp(sources, `rigs.${textOf(rig.name)}`, rig, source);
   }
 
+  const unmatchedPatches: ComposedConfig['unmatchedPatches'] = [];
+  expandRigPacks({ agents, providers, sources, rigs, unmatchedPatches }, layers.rigPacks ?? []);
+
   const patchTable = tableOf(layers.city.patches);
   const patches = {
     agent: tablesOf(patchTable.agent),
@@ -116,7 +122,7 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
     rest: Object.fromEntries(Object.entries(layers.city).filter(([k]) => !COMPOSED_KEYS.has(k))),
     patches,
     sources,
-    unmatchedPatches: [],
+    unmatchedPatches,
   };
   applyPatches(composed);
   // A suspended rig holds its agents: the reconciler starts none of them.

@@ -36,6 +36,8 @@ export interface ConfigLayers {
   city: Table;
   /** Those fragments, for provenance: their values are credited to their own file. */
   fragments?: Array<{ file: string; doc: Table }>;
+  /** The packs each rig includes (`[[rigs]] includes`), in rig then include order. */
+  rigPacks?: Array<PackLayer & { rig: string }>;
   /** The city's name (the workspace's name when city.toml declares none). */
   cityName: string;
 }

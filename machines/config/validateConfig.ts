@@ -76,8 +76,7 @@ export function validateConfig(
   // Layers this supervisor does not read yet: said, so nobody wonders where their values went.
   if (Object.keys(tableOf(city.imports)).length > 0) warn(CITY_FILE, 'imports', 'V2 [imports] are not read');
   tablesOf(city.rigs).forEach((r, i) => {
-    for (const key of ['includes', 'imports'])
-      if (r[key] !== undefined) warn(CITY_FILE, `rigs[${i}].${key}`, 'rig packs are not read');
+    if (r.imports !== undefined) warn(CITY_FILE, `rigs[${i}].imports`, 'V2 [imports] of a rig are not read');
   });
 
   const providerNames = new Set(Object.keys(c.providers));

@@ -139,7 +139,6 @@ t.test('validation names each problem with its file and field', async (t) => {
     ),
     [
       'city.toml: wokrspace: unknown field "wokrspace" (did you mean "workspace"?)',
-      'city.toml: rigs[1].includes: rig packs are not read',
       'city.toml: providers.bare.command: command is required',
       'city.toml: providers.bare.prompt_mode: expected one of arg, flag, none',
       'city.toml: workspace.provider: unknown provider "ghost"',

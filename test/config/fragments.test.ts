@@ -99,7 +99,7 @@ t.test('fragments are read from disk, compose into the effective config and name
     ],
   );
   t.same(c.raw.agent, [{ name: 'mayor' }], 'the raw document (what the writer edits) is city.toml alone');
-  const explained = explainView(c).agents.map((a) => [a.name, a.origin]);
+  const explained = (explainView(c).agents ?? []).map((a) => [a.name, a.origin]);
   t.same(explained, [
     ['mayor', 'inline'],
     ['scout', 'inline'],
@@ -109,4 +109,42 @@ t.test('fragments are read from disk, compose into the effective config and name
   writeFileSync(join(dir, 'conf', 'bad.toml'), '[[agent]\nname = ');
   const bad = await effectiveConfigOf(dir, 'include = ["conf/bad.toml"]\n[workspace]\nname = "frag"\n');
   t.match(bad.problems, [{ severity: 'error', file: 'conf/bad.toml', message: /invalid TOML/ }]);
+});
+
+t.test('a rig includes a pack: its agents are stamped for the rig, overridden by the rig', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-rigpack-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'packs', 'crew'), { recursive: true });
+  writeFileSync(
+    join(dir, 'packs', 'crew', 'pack.toml'),
+    '[pack]\nname = "crew"\nschema = 1\n\n[providers.crewcli]\ncommand = "echo"\n\n' +
+      '[[agent]]\nname = "polecat"\nprovider = "crewcli"\nprompt_template = "p.md"\n\n' +
+      '[[agent]]\nname = "deacon"\nscope = "city"\n\n[[agent]]\nname = "witness"\nscope = "rig"\n',
+  );
+  const text =
+    '[workspace]\nname = "rp"\nprovider = "mock"\n\n' +
+    '[[rigs]]\nname = "api"\npath = "/src/api"\nincludes = ["packs/crew"]\n\n' +
+    '[[rigs.overrides]]\nagent = "polecat"\nsuspended = true\n\n' +
+    '[[rigs.overrides]]\nagent = "ghost"\nsuspended = true\n\n' +
+    '[[rigs]]\nname = "web"\npath = "/src/web"\nincludes = ["packs/crew", "https://example.com/p"]\n';
+  const c = await effectiveConfigOf(dir, text, 'rp');
+  t.same(
+    c.composed.agents.map((a) => `${String(a.dir)}/${String(a.name)}`).sort(),
+    ['api/polecat', 'api/witness', 'web/polecat', 'web/witness'],
+    'non-city-scoped agents, once per rig',
+  );
+  const api = c.composed.agents.find((a) => a.dir === 'api' && a.name === 'polecat')!;
+  const web = c.composed.agents.find((a) => a.dir === 'web' && a.name === 'polecat')!;
+  t.equal(api.suspended, true, "the rig's override applies to its own stamp");
+  t.equal(web.suspended, undefined, "and not to another rig's");
+  t.equal(api.prompt_template, 'packs/crew/p.md');
+  t.equal(c.composed.providers.crewcli?.command, 'echo', "the pack's provider is added");
+  t.match(c.composed.sources['agents.api/polecat.provider'], { origin: 'pack', pack: 'crew' });
+  t.match(c.problems, [
+    { severity: 'warning', field: 'rigs[1].includes[1]', message: /remote includes are not fetched/ },
+  ]);
+  t.ok(
+    c.problems.some((p) => p.severity === 'error' && p.field === 'rigs[0].overrides[1]'),
+    'an override without a stamped target is an error',
+  );
 });
