@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 
 /**
  * Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `host` (the service is
@@ -29,51 +29,106 @@ const poolFor = (socketPath: string): Pool => {
   return pool;
 };
 
+/** Where a request goes: the service's unix socket and the path (with query) on it. */
+export interface SvcTarget {
+  socketPath: string;
+  path: string;
+}
+
+/**
+ * undici's dispatch handler that writes the service's answer into `res` as it comes: status and headers
+ * (hop-by-hop ones dropped, duplicates such as Set-Cookie kept, `X-GC-Request-Id` added), then each chunk
+ * the moment it arrives (an SSE frame is never held back), with undici paused while `res` is full.
+ * The lower-level handler rather than `pool.stream`: no AbortSignal, async resource nor header object per
+ * request (bench/svcProxy.ts: the supervisor's CPU per proxied request).
+ */
+class ResponseWriter implements Dispatcher.DispatchHandler {
+  #abort: ((err?: Error) => void) | undefined;
+  /** The client went away first: the service's request is aborted and its error is nobody's to answer. */
+  #gone = false;
+  /** Something of the body (or its end) was written: the headers went out with it. */
+  #wrote = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly requestId: string,
+    private readonly fail: (err: Error) => void,
+  ) {
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.#gone = true;
+      this.#abort?.();
+    });
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.#gone) abort();
+    else this.#abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    const res = this.res;
+    // A flat [name, value, …] list: writeHead keeps repeated names as they came.
+    const out: string[] = ['X-GC-Request-Id', this.requestId];
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!.toString('latin1');
+      if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, rawHeaders[i + 1]!.toString('latin1'));
+    }
+    res.writeHead(statusCode, out);
+    res.on('drain', resume);
+    // The headers go out with the first chunk of the body, in one write, when it came with them (a small
+    // answer does); else (an SSE stream, a slow body) on their own before the loop waits for more.
+    setImmediate(() => {
+      if (!this.#wrote && !res.destroyed) res.flushHeaders();
+    });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.#wrote = true;
+    return this.res.write(chunk);
+  }
+
+  onComplete(): void {
+    this.#wrote = true;
+    this.res.end();
+  }
+
+  onError(err: Error): void {
+    if (!this.#gone) this.fail(err);
+  }
+}
+
 /**
  * Forwards one plain HTTP request to a service's unix socket with undici and streams the answer into `res`
- * chunk by chunk (an SSE frame is written the moment it arrives); the request body is streamed too. Adds
- * `X-Forwarded-For`/`-Host`/`-Proto`. A client that goes away aborts the request to the service.
- * `fail` is told when the service does not answer (or breaks off): the caller answers 502, or cuts `res` when
- * the answer had begun. Effects: a request on a pooled connection.
+ * chunk by chunk; a request body is streamed too. Adds `X-Forwarded-For`/`-Host`/`-Proto`, and
+ * `X-GC-Request-Id` to the answer. A client that goes away aborts the request to the service. `fail` is
+ * told when the service does not answer (or breaks off): the caller answers 502, or cuts `res` when the
+ * answer had begun. Effects: a request on a pooled connection.
  */
 export function forwardHttp(
   req: IncomingMessage,
   res: ServerResponse,
-  socketPath: string,
-  path: string,
+  target: SvcTarget,
+  requestId: string,
   fail: (err: Error) => void,
 ): void {
+  const given = req.headers;
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(req.headers))
+  for (const name in given) {
+    const value = given[name];
     if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  }
   const peer = req.socket.remoteAddress ?? '';
-  const xff = req.headers['x-forwarded-for'];
+  const xff = given['x-forwarded-for'];
   headers['x-forwarded-for'] = typeof xff === 'string' && xff !== '' ? `${xff}, ${peer}` : peer;
-  headers['x-forwarded-host'] = req.headers.host ?? '';
+  headers['x-forwarded-host'] = given.host ?? '';
   headers['x-forwarded-proto'] = 'http';
-  const aborter = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) aborter.abort();
-  });
-  const bodyless = req.method === 'GET' || req.method === 'HEAD';
-  poolFor(socketPath).stream(
-    {
-      path,
-      method: req.method ?? 'GET',
-      headers,
-      body: bodyless ? null : req,
-      signal: aborter.signal,
-    },
-    ({ statusCode, headers: answer }) => {
-      const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer))
-        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-      res.writeHead(statusCode, out);
-      res.flushHeaders();
-      return res;
-    },
-    (err) => {
-      if (err && !aborter.signal.aborted) fail(err);
-    },
+  // A body is what the request's framing announces, whatever the method.
+  const length = given['content-length'];
+  const hasBody = given['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  poolFor(target.socketPath).dispatch(
+    { path: target.path, method: req.method ?? 'GET', headers, body: hasBody ? req : null },
+    new ResponseWriter(res, requestId, fail),
   );
 }

@@ -1,19 +1,16 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
 import { NotFoundError, UnauthorizedError, UnavailableError } from '../../actors/errors.ts';
-import { WORKSPACE_SERVICES } from '../../actors/workspaceServices/startWorkspaceServices.ts';
-import { WorkspaceServices, type ServiceRoute } from '../../actors/workspaceServices/workspaceServices.ts';
 import { tokenAccepted } from '../apiToken.ts';
 import type { AppDeps } from '../deps.ts';
 import { newRequestId } from '../middleware.ts';
 import { PROBLEM_TYPE, problem, sendProblem, type Problem } from '../problem.ts';
+import { svcTarget } from '../svcAccess.ts';
+import { serveSvcBeforeFastify } from '../svcFastPath.ts';
 import { forwardHttp } from '../svcForward.ts';
-import { svcRefusal, svcTarget, withoutSupervisorToken } from '../svcAccess.ts';
-
-/** The spec's static 404 of the proxy (part 7): no city name in it, unlike the typed routes'. */
-const CITY_NOT_RUNNING = 'city not found or not running';
+import { CITY_NOT_RUNNING, failSvc, resolveSvc } from '../svcResolve.ts';
 
 /**
  * Two well-kept libraries, each where it measured best. Plain requests (SSE included) go through undici
@@ -26,50 +23,6 @@ const CITY_NOT_RUNNING = 'city not found or not running';
  */
 const wsProxy = createProxyServer({ ws: true, xfwd: true });
 
-/** What a proxied request resolves to: the service's socket, or the problem to answer instead. */
-type Resolved = { socketPath: string; path: string } | { problem: Problem };
-
-/** Resolves `/v0/city/<c>/svc/<name>/…` against the running cities and the service's access rules. */
-function resolve(deps: AppDeps, req: IncomingMessage): Resolved {
-  const target = svcTarget(req.url ?? '');
-  const city = target && deps.cities.running(target.city);
-  if (!target || !city) return { problem: problem(404, `not_found: ${CITY_NOT_RUNNING}`) };
-  const services = city.services[WORKSPACE_SERVICES];
-  const route: ServiceRoute | undefined =
-    services instanceof WorkspaceServices ? services.route(target.service) : undefined;
-  if (!route) return { problem: problem(404, 'not_found: service route not found') };
-  const refusal = svcRefusal(
-    route.publishMode,
-    {
-      method: req.method ?? 'GET',
-      remoteAddress: req.socket.remoteAddress,
-      marker: req.headers['x-gc-request'],
-    },
-    deps.readOnly,
-  );
-  if (refusal) return { problem: problem(refusal.status, refusal.detail) };
-  if (!route.ok)
-    return { problem: problem(503, `service_unavailable: ${route.reason || 'service is not ready'}`) };
-  return {
-    socketPath: route.socketPath,
-    path: withoutSupervisorToken(req.headers, target.path, deps.config.apiToken),
-  };
-}
-
-/** Ends a hijacked response with a problem, or cuts it when the service's answer had already begun. */
-function failRaw(res: ServerResponse, status: number, detail: string): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify({
-    ...problem(status, detail),
-    title: status === 502 ? 'Bad Gateway' : 'Error',
-  });
-  res.writeHead(status, { 'content-type': PROBLEM_TYPE, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
 /**
  * `/v0/city/{cityName}/svc/*`: the raw workspace-service proxy, outside the typed API (hidden from the
  * OpenAPI document). Requests are forwarded before Fastify reads their body (streamed both ways), to the
@@ -79,8 +32,10 @@ function failRaw(res: ServerResponse, status: number, detail: string): void {
  * found`; a service that is not ready `503 service_unavailable: <reason>`; a service that fails mid-way 502.
  */
 export function svcProxyRoutes(app: FastifyInstance, deps: AppDeps): void {
+  // Requests that plainly pass are forwarded before Fastify sees them; the route below answers the rest.
+  serveSvcBeforeFastify(app, deps);
   const forward = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const resolved = resolve(deps, request.raw);
+    const resolved = resolveSvc(deps, request.raw);
     if ('problem' in resolved) {
       if (resolved.problem.status === 404 && resolved.problem.detail.endsWith(CITY_NOT_RUNNING))
         throw new NotFoundError(CITY_NOT_RUNNING);
@@ -89,11 +44,8 @@ export function svcProxyRoutes(app: FastifyInstance, deps: AppDeps): void {
     }
     reply.hijack();
     const res = reply.raw;
-    res.setHeader('X-GC-Request-Id', request.id);
     request.raw.url = resolved.path;
-    forwardHttp(request.raw, res, resolved.socketPath, resolved.path, (err) =>
-      failRaw(res, 502, `bad_gateway: service did not answer: ${err.message}`),
-    );
+    forwardHttp(request.raw, res, resolved, request.id, (err) => failSvc(res, request.id, err));
   };
   // Proxied from onRequest: the lifecycle stops at the hijack, so no body parser ever reads the stream.
   app.all(
@@ -115,7 +67,7 @@ export function svcProxyRoutes(app: FastifyInstance, deps: AppDeps): void {
     };
     if (!tokenAccepted({ headers: req.headers, url: req.url ?? '' }, deps.config.apiToken))
       return refuse(problem(401, new UnauthorizedError().detail));
-    const resolved = resolve(deps, req);
+    const resolved = resolveSvc(deps, req);
     if ('problem' in resolved) return refuse(resolved.problem);
     req.url = resolved.path;
     wsProxy.ws(
