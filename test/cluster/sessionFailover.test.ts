@@ -3,8 +3,8 @@ import t from 'tap';
 import { cityLog, startCluster, until, type Member } from './clusterKit.ts';
 
 /**
- * Issue #20 for session requests: the owner of a city accepts session creates (mock agent) and is SIGKILLed
- * before it can finish them. The supervisor that adopts the city must end every one of them with exactly
+ * Issue #20 for session requests: the owner of a city accepts session creates (mock agent) and messages to a
+ * running session, and is SIGKILLed before it can finish them. The supervisor that adopts the city must end every one of them with exactly
  * one terminal event (`request.result.session.create` or `request.failed`), and make each session once.
  */
 t.setTimeout(4 * 60_000);
@@ -27,7 +27,7 @@ const running = async (m: Member): Promise<boolean> => {
   );
 };
 
-t.test('session creates the dead owner accepted are finished once by the adopter', async (t) => {
+t.test('session creates and messages the dead owner accepted are finished once by the adopter', async (t) => {
   const cluster = await startCluster(t, { a: ENV, b: ENV });
   if (!cluster) return; // skipped by startCluster: no nats-server
   const { a, b } = cluster;
@@ -40,22 +40,40 @@ t.test('session creates the dead owner accepted are finished once by the adopter
   );
   await until('B follows the city', () => running(b));
 
+  // A session running before the kill, to take messages: they are async requests as well.
+  const pier = await a.call('POST', `/v0/city/${CITY}/sessions`, { title: 'pier' });
+  t.equal(pier.status, 202);
+  const pierId = await until(
+    'pier active',
+    async () => {
+      const list = await a.call('GET', `/v0/city/${CITY}/sessions`);
+      const s = (list.body.items as Array<{ id: string; title: string; state: string }>).find(
+        (x) => x.title === 'pier',
+      );
+      return s?.state === 'active' ? s.id : undefined;
+    },
+    60_000,
+  );
+
   // Accepted together, then the owner dies at once: starting a mock agent takes longer than this.
-  const replies = await Promise.all(
-    Array.from({ length: CREATES }, (_, i) =>
+  const replies = await Promise.all([
+    ...Array.from({ length: CREATES }, (_, i) =>
       a.call('POST', `/v0/city/${CITY}/sessions`, { title: `dock ${i}` }),
     ),
-  );
+    ...['ahoy', 'avast'].map((message) =>
+      a.call('POST', `/v0/city/${CITY}/session/${pierId}/messages`, { message }),
+    ),
+  ]);
   await a.proc.stop('SIGKILL');
   const accepted = replies.filter((r) => r.status === 202).map((r) => r.body.request_id as string);
   t.equal(
     accepted.length,
-    CREATES,
-    `every create was accepted: ${JSON.stringify(replies.map((r) => r.status))}`,
+    replies.length,
+    `every request was accepted: ${JSON.stringify(replies.map((r) => r.status))}`,
   );
 
   const log = await until(
-    'a terminal event for every accepted create',
+    'a terminal event for every accepted request',
     async () => {
       // While B opens the city as its owner, the city's routes answer 404 for a moment.
       const events = (await cityLog(b, CITY).catch(() => undefined)) as Logged[] | undefined;
@@ -73,17 +91,17 @@ t.test('session creates the dead owner accepted are finished once by the adopter
     t.equal(
       mine.length,
       1,
-      `create ${id}: exactly one terminal event (${mine.map((e) => e.type).join(', ')})`,
+      `request ${id}: exactly one terminal event (${mine.map((e) => e.type).join(', ')})`,
     );
   }
   // Otherwise the test proved nothing about failover: the dead owner had finished them all itself.
   const byAdopter = terminals.filter((e) => fence && e.seq > fence.seq);
   t.ok(
     byAdopter.length > 0,
-    `the adopter finished ${byAdopter.length} of ${CREATES} creates the owner accepted`,
+    `the adopter finished ${byAdopter.length} of ${accepted.length} requests the owner accepted`,
   );
   t.comment(
-    `terminal events: ${JSON.stringify(terminals.map((e) => [e.type, e.seq]))}, fence at ${fence?.seq}`,
+    `terminal events: ${JSON.stringify(terminals.map((e) => [e.type, e.seq, (e.payload as { error_message?: string }).error_message]))}, fence at ${fence?.seq}`,
   );
 
   // One session per accepted create, none made twice by the adopter.
@@ -92,7 +110,7 @@ t.test('session creates the dead owner accepted are finished once by the adopter
   const titles = (list.body.items as Array<{ title: string }>).map((s) => s.title).sort();
   t.same(
     titles,
-    Array.from({ length: CREATES }, (_, i) => `dock ${i}`),
+    [...Array.from({ length: CREATES }, (_, i) => `dock ${i}`), 'pier'],
     'each accepted create made exactly one session',
   );
 });
