@@ -10,6 +10,7 @@ import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'smol-toml';
 import { strOf, tableOf, tablesOf, type PackLayer, type Table } from '../../machines/config/layers.ts';
+import { bindPack, importsOf } from '../../machines/config/imports.ts';
 import type { RigPackLayer } from '../../machines/config/rigPacks.ts';
 import { isRemoteSource, rebaseAgentPaths } from './packPaths.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
@@ -163,6 +164,12 @@ export async function readPacks(
     }
     add(await readPack(cityDir, pack.path ? join(root, pack.path) : root, pack.name, field));
   }
+  for (const { binding, spec } of importsOf(doc)) {
+    const layer = await readImport(cityDir, `imports.${binding}`, binding, spec, problems);
+    if (!layer) continue;
+    layers.push(layer);
+    packs.push({ name: binding, source: String(spec.source) });
+  }
   if (await exists(join(cityDir, 'pack.toml'))) {
     const own = await readPack(cityDir, cityDir, 'city', 'pack');
     if (add(own)) packs.push({ name: (own as PackLayer).name, path: '.' });
@@ -184,8 +191,13 @@ export async function readRigPacks(
   const problems: ConfigProblem[] = [];
   for (const [i, rig] of tablesOf(doc.rigs).entries()) {
     const rigName = strOf(rig.name);
-    if (!rigName || rig.includes === undefined) continue;
-    const includes = Array.isArray(rig.includes) ? (rig.includes as unknown[]) : [rig.includes];
+    if (!rigName) continue;
+    const includes =
+      rig.includes === undefined
+        ? []
+        : Array.isArray(rig.includes)
+          ? (rig.includes as unknown[])
+          : [rig.includes];
     for (const [j, inc] of includes.entries()) {
       const field = `rigs[${i}].includes[${j}]`;
       if (typeof inc !== 'string' || inc === '') {
@@ -217,6 +229,50 @@ export async function readRigPacks(
       rebaseAgentPaths(layer.doc, dir, cityDir);
       layers.push({ ...layer, rig: rigName });
     }
+    for (const { binding, spec } of importsOf(rig)) {
+      const layer = await readImport(cityDir, `rigs[${i}].imports.${binding}`, binding, spec, problems);
+      if (layer) layers.push({ ...layer, rig: rigName });
+    }
   }
   return { layers, problems };
+}
+
+/**
+ * One V2 import: the pack at its `source` (a local directory; other sources are not fetched here), its
+ * agents bound under `binding`. Undefined, with a problem pushed, when it cannot be read.
+ */
+async function readImport(
+  cityDir: string,
+  field: string,
+  binding: string,
+  spec: Table,
+  problems: ConfigProblem[],
+): Promise<PackLayer | undefined> {
+  const source = strOf(spec.source);
+  if (!source) {
+    problems.push({
+      severity: 'error',
+      file: 'city.toml',
+      field: `${field}.source`,
+      message: 'source is required',
+    });
+    return undefined;
+  }
+  if (isRemoteSource(source)) {
+    problems.push({
+      severity: 'warning',
+      file: 'city.toml',
+      field,
+      message: 'only local import sources are read; remote ones are not fetched',
+    });
+    return undefined;
+  }
+  const dir = resolve(cityDir, source);
+  const layer = await readPack(cityDir, dir, binding, `${field}.source`);
+  if ('severity' in layer) {
+    problems.push(layer);
+    return undefined;
+  }
+  rebaseAgentPaths(layer.doc, dir, cityDir);
+  return { ...layer, doc: bindPack(layer.doc, binding) };
 }

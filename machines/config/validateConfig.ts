@@ -73,12 +73,6 @@ export function validateConfig(
       warn(CITY_FILE, key, `unknown field "${key}"${didYouMean(key, KNOWN_TOP_LEVEL)}`);
   }
 
-  // Layers this supervisor does not read yet: said, so nobody wonders where their values went.
-  if (Object.keys(tableOf(city.imports)).length > 0) warn(CITY_FILE, 'imports', 'V2 [imports] are not read');
-  tablesOf(city.rigs).forEach((r, i) => {
-    if (r.imports !== undefined) warn(CITY_FILE, `rigs[${i}].imports`, 'V2 [imports] of a rig are not read');
-  });
-
   const providerNames = new Set(Object.keys(c.providers));
   for (const [name, spec] of Object.entries(c.providers)) {
     const file = fileOf(c.sources[`providers.${name}.command`] ?? c.sources[`providers.${name}.base`]);
