@@ -14,7 +14,7 @@ const CITY_PREFIX = '/v0/city/';
 /**
  * Forwards `req` to its workspace service when it is a proxied request that may plainly pass, and says
  * whether it did. Everything else is left untouched for Fastify, whose hooks and route answer it as before
- * with the same problems: a preflight or a request with an Origin (CORS is the middleware's), a token
+ * with the same problems: a CORS preflight (the middleware's 204), a token
  * refused (401), a cluster that cannot serve the city here (503, 421, forwarding to the owner), a city,
  * service or access rule that refuses (404/403/503), and every request while the app closes. What passes
  * costs no Fastify lifecycle: for a route that only forwards, hooks, reply and request objects were most of
@@ -28,7 +28,7 @@ function forwardedFast(
 ): boolean {
   const url = req.url;
   if (url === undefined || !url.startsWith(CITY_PREFIX) || closing()) return false;
-  if (req.method === 'OPTIONS' || req.headers.origin !== undefined) return false;
+  if (req.method === 'OPTIONS') return false;
   const target = svcTarget(url);
   if (!target) return false;
   if (!tokenAccepted({ headers: req.headers, url }, deps.config.apiToken)) return false;
