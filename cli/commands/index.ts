@@ -10,6 +10,7 @@ import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
 import Events from './events.ts';
+import EventsRotate from './events/rotate.ts';
 import ExtmsgAdapters from './extmsg/adapters.ts';
 import ExtmsgBind from './extmsg/bind.ts';
 import ExtmsgSend from './extmsg/send.ts';
@@ -81,6 +82,7 @@ export const COMMANDS = {
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
   events: Events,
+  'events:rotate': EventsRotate,
   'extmsg:adapters': ExtmsgAdapters,
   'extmsg:bind': ExtmsgBind,
   'extmsg:send': ExtmsgSend,
