@@ -12,7 +12,8 @@
  *    its log) has its own figure, its floor one pass that only reads the file.
  *
  * Sizes: BENCH_QUICK=1 (a run under ~30 s) or BENCH_BEADS_CREATES, BENCH_BEADS_LIST, BENCH_BEADS_FOLD,
- * BENCH_BEADS_WINDOW. Effects: temp dirs, a nats-server child process, loopback sockets.
+ * BENCH_BEADS_WINDOW. BENCH_BEADS_ONLY=create,list,fold runs only the scenarios named (default: all).
+ * Effects: temp dirs, a nats-server child process, loopback sockets.
  */
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
@@ -45,6 +46,7 @@ const sizes = {
   list_requests: quick ? 200 : 1000,
   fold_events: size('BENCH_BEADS_FOLD', 1_000_000, 100_000),
 };
+const only = new Set((process.env.BENCH_BEADS_ONLY ?? 'create,list,fold').split(','));
 const log = (message: string): void => void process.stderr.write(`bench beads: ${message}\n`);
 const round = (v: number, digits = 3): number => Math.round(v * 10 ** digits) / 10 ** digits;
 
@@ -196,15 +198,22 @@ async function latency(
   }
 }
 
+/** CPU milliseconds (user + system) of this process since `since` (a `process.cpuUsage()`). */
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const { user, system } = process.cpuUsage(since);
+  return Math.round((user + system) / 1000);
+};
+
 /** Milliseconds to read and JSON-parse every line of `file`: what any fold must at least pay. */
-async function parseOnly(file: string): Promise<number> {
+async function parseOnly(file: string): Promise<{ ms: number; cpu_ms: number }> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   let lines = 0;
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (JSON.parse(line)) lines++;
   }
   if (lines === 0) throw new Error('empty log');
-  return performance.now() - started;
+  return { ms: performance.now() - started, cpu_ms: cpuMs(cpu) };
 }
 
 /** Milliseconds to read every byte of `file` in 1 MiB reads: what any open-time scan must at least pay. */
@@ -238,7 +247,7 @@ function fig(name: string, value: number, unit: string, floor?: [number, string]
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'gc-bench-beads-'));
-  const nats = findNatsServer() ? await startNatsServer() : undefined;
+  const nats = only.has('create') && findNatsServer() ? await startNatsServer() : undefined;
   const figures: object[] = [];
   const out: Record<string, unknown> = {
     scenario: 'beads',
@@ -247,180 +256,199 @@ async function main(): Promise<void> {
     file_fsync: 'never',
   };
   try {
-    // 1. Create throughput: the three servers run side by side and are measured in turns, each round in
-    // another order, and each figure is the median round, so the machine's load favours none of them.
-    const contenders: Array<{ name: string; base: string; path: string; close(): Promise<void> }> = [];
-    const bare = await bareApp('{}');
-    contenders.push({ name: 'bare', base: bare.base, path: '/beads', close: bare.close });
-    const fileCity = await city(
-      'bench-file',
-      new FileJournalBackend(),
-      join(dir, 'file', '.gc', 'events.jsonl'),
-    );
-    contenders.push({
-      name: 'file',
-      base: fileCity.base,
-      path: `${fileCity.path}/beads`,
-      close: fileCity.close,
-    });
-    if (nats) {
-      const jsCity = await city(
-        'bench-js',
-        new JetStreamJournalBackend({ servers: nats.url, prefix: 'benchbeads' }),
-        join(dir, 'js', '.gc', 'events.jsonl'),
+    const targets: Record<string, boolean | null> = {};
+    if (only.has('create')) {
+      // 1. Create throughput: the three servers run side by side and are measured in turns, each round in
+      // another order, and each figure is the median round, so the machine's load favours none of them.
+      const contenders: Array<{ name: string; base: string; path: string; close(): Promise<void> }> = [];
+      const bare = await bareApp('{}');
+      contenders.push({ name: 'bare', base: bare.base, path: '/beads', close: bare.close });
+      const fileCity = await city(
+        'bench-file',
+        new FileJournalBackend(),
+        join(dir, 'file', '.gc', 'events.jsonl'),
       );
       contenders.push({
-        name: 'jetstream',
-        base: jsCity.base,
-        path: `${jsCity.path}/beads`,
-        close: jsCity.close,
+        name: 'file',
+        base: fileCity.base,
+        path: `${fileCity.path}/beads`,
+        close: fileCity.close,
       });
-    }
-    const rates = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
-    for (let r = 0; r < ROUNDS; r++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const c = contenders[(r + k) % contenders.length]!;
-        log(`create: ${c.name}, round ${r + 1}/${ROUNDS}`);
-        rates.get(c.name)!.push(await createRate(c.base, c.path, Math.ceil(sizes.creates / ROUNDS)));
+      if (nats) {
+        const jsCity = await city(
+          'bench-js',
+          new JetStreamJournalBackend({ servers: nats.url, prefix: 'benchbeads' }),
+          join(dir, 'js', '.gc', 'events.jsonl'),
+        );
+        contenders.push({
+          name: 'jetstream',
+          base: jsCity.base,
+          path: `${jsCity.path}/beads`,
+          close: jsCity.close,
+        });
       }
-    }
-    for (const c of contenders) await c.close();
-    const median = (name: string): number | undefined => {
-      const values = [...(rates.get(name) ?? [])].sort((a, b) => a - b);
-      return values.length ? quantile(values, 0.5) : undefined;
-    };
-    const floorRate = median('bare')!;
-    const fileRate = median('file')!;
-    const jsRate = median('jetstream');
-    out.create = {
-      file_per_s: fileRate,
-      jetstream_per_s: jsRate ?? null,
-      bare_fastify_per_s: floorRate,
-      rounds: Object.fromEntries(rates),
-    };
-    figures.push(
-      fig(
-        'create over HTTP, file journal',
-        fileRate,
-        'req/s',
-        [floorRate, 'bare Fastify POST'],
-        '≥ 2000 req/s',
-      ),
-    );
-    if (jsRate !== undefined) {
-      figures.push(
-        fig('create over HTTP, JetStream', jsRate, 'req/s', [floorRate, 'bare Fastify POST'], '≥ 1500 req/s'),
-      );
-    }
-
-    // 2. List latency in a city of list_beads beads.
-    log(`list: writing ${sizes.list_beads} beads`);
-    const listFile = join(dir, 'list', '.gc', 'events.jsonl');
-    await writeLog(listFile, sizes.list_beads, sizes.list_beads);
-    const listCity = await city('bench-list', new FileJournalBackend(), listFile);
-    const queries: Record<string, string> = {
-      label: '?label=l7',
-      assignee_status: '?assignee=agent-13&status=open',
-      type_label: '?type=bug&label=l3',
-      unfiltered: '',
-      page_1000: '?limit=1000',
-    };
-    const list: Record<string, unknown> = {};
-    for (const [name, query] of Object.entries(queries)) {
-      log(`list: ${name}`);
-      list[name] = await latency(listCity.base, `${listCity.path}/beads${query}`, sizes.list_requests);
-    }
-    const page = (await client(listCity.base, 1).send('GET', `${listCity.path}/beads?label=l7`)).body;
-    await listCity.close();
-    const bareList = await bareApp(page);
-    const floorList = await latency(bareList.base, '/beads', sizes.list_requests);
-    await bareList.close();
-    out.list = { ...list, bare_fastify_same_page: floorList };
-    const filtered = list.label as { p50_ms: number; p99_ms: number };
-    figures.push(
-      fig(
-        `GET /beads?label=… p99, ${sizes.list_beads} beads`,
-        filtered.p99_ms,
-        'ms',
-        [floorList.p99_ms, 'bare Fastify GET, same page'],
-        '≤ 20 ms',
-      ),
-      fig(`GET /beads?label=… p50, ${sizes.list_beads} beads`, filtered.p50_ms, 'ms', [
-        floorList.p50_ms,
-        'bare Fastify GET, same page',
-      ]),
-    );
-
-    // 3. Start-up: open + fold a log of fold_events events.
-    log(`fold: writing ${sizes.fold_events} events`);
-    const foldFile = join(dir, 'fold', '.gc', 'events.jsonl');
-    await writeLog(foldFile, sizes.fold_events, Math.ceil(sizes.fold_events / 5));
-    const parseMs = await parseOnly(foldFile);
-    const readMs = await readOnly(foldFile);
-    // Cold: no snapshot yet, the whole log is folded (and a snapshot written at stop). Warm: a second start
-    // (the journal opened afresh) restores that snapshot and folds what follows it (nothing here).
-    const snapshotFile = join(dir, 'fold', '.gc', 'beads.snapshot.jsonl');
-    const startCity = async () => {
-      const started = performance.now();
-      const backend = new FileJournalBackend();
-      const journal = await backend.open({ name: 'bench-fold', file: foldFile });
-      const opened = performance.now();
-      const store = await startBeadService(
-        { name: 'bench-fold', path: '', journal },
-        { snapshot: { file: snapshotFile, min: 1, every: Number.MAX_SAFE_INTEGER } },
-      );
-      const folded = performance.now();
-      const beads = store.service.model.beads.size;
-      const replayed = store.service.startup.replayed;
-      await store.stop();
-      const stopped = performance.now();
-      await backend.close();
-      return {
-        open_ms: Math.round(opened - started),
-        fold_ms: Math.round(folded - opened),
-        total_ms: Math.round(folded - started),
-        stop_ms: Math.round(stopped - folded),
-        beads,
-        replayed,
+      const rates = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+      for (let r = 0; r < ROUNDS; r++) {
+        for (let k = 0; k < contenders.length; k++) {
+          const c = contenders[(r + k) % contenders.length]!;
+          log(`create: ${c.name}, round ${r + 1}/${ROUNDS}`);
+          rates.get(c.name)!.push(await createRate(c.base, c.path, Math.ceil(sizes.creates / ROUNDS)));
+        }
+      }
+      for (const c of contenders) await c.close();
+      const median = (name: string): number | undefined => {
+        const values = [...(rates.get(name) ?? [])].sort((a, b) => a - b);
+        return values.length ? quantile(values, 0.5) : undefined;
       };
-    };
-    log('fold: cold start');
-    const cold = await startCity();
-    log('fold: warm start');
-    const warm = await startCity();
-    const total = cold.total_ms;
-    out.fold = {
-      events: sizes.fold_events,
-      cold: { ...cold, events_per_s: Math.round(sizes.fold_events / (cold.total_ms / 1000)) },
-      warm_from_snapshot: warm,
-      parse_only_ms: Math.round(parseMs),
-      read_only_ms: Math.round(readMs),
-      heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
-    };
-    figures.push(
-      fig(
-        `start-up of a city with ${sizes.fold_events} bead events, no snapshot`,
-        round(cold.total_ms / 1000),
-        's',
-        [round(parseMs / 1000), 'read + JSON.parse every line'],
-        '≤ 5 s for 1M',
-      ),
-      fig(`start-up of the same city from its snapshot`, round(warm.total_ms / 1000), 's', [
-        round(parseMs / 1000),
-        'read + JSON.parse every line',
-      ]),
-      fig(`open of that city's file journal (the scan of its log)`, round(cold.open_ms / 1000), 's', [
-        round(readMs / 1000),
-        'read every byte of the log',
-      ]),
-    );
-    out.targets = {
-      create_file_ge_2000: fileRate >= 2000,
-      create_jetstream_ge_1500: jsRate === undefined ? null : jsRate >= 1500,
-      list_filtered_p99_le_20ms: filtered.p99_ms <= 20,
-      fold_le_5s: sizes.fold_events >= 1_000_000 ? total <= 5000 : null,
-      fold_from_snapshot_le_5s: sizes.fold_events >= 1_000_000 ? warm.total_ms <= 5000 : null,
-    };
+      const floorRate = median('bare')!;
+      const fileRate = median('file')!;
+      const jsRate = median('jetstream');
+      out.create = {
+        file_per_s: fileRate,
+        jetstream_per_s: jsRate ?? null,
+        bare_fastify_per_s: floorRate,
+        rounds: Object.fromEntries(rates),
+      };
+      figures.push(
+        fig(
+          'create over HTTP, file journal',
+          fileRate,
+          'req/s',
+          [floorRate, 'bare Fastify POST'],
+          '≥ 2000 req/s',
+        ),
+      );
+      if (jsRate !== undefined) {
+        figures.push(
+          fig(
+            'create over HTTP, JetStream',
+            jsRate,
+            'req/s',
+            [floorRate, 'bare Fastify POST'],
+            '≥ 1500 req/s',
+          ),
+        );
+      }
+
+      targets.create_file_ge_2000 = fileRate >= 2000;
+      targets.create_jetstream_ge_1500 = jsRate === undefined ? null : jsRate >= 1500;
+    }
+    if (only.has('list')) {
+      // 2. List latency in a city of list_beads beads.
+      log(`list: writing ${sizes.list_beads} beads`);
+      const listFile = join(dir, 'list', '.gc', 'events.jsonl');
+      await writeLog(listFile, sizes.list_beads, sizes.list_beads);
+      const listCity = await city('bench-list', new FileJournalBackend(), listFile);
+      const queries: Record<string, string> = {
+        label: '?label=l7',
+        assignee_status: '?assignee=agent-13&status=open',
+        type_label: '?type=bug&label=l3',
+        unfiltered: '',
+        page_1000: '?limit=1000',
+      };
+      const list: Record<string, unknown> = {};
+      for (const [name, query] of Object.entries(queries)) {
+        log(`list: ${name}`);
+        list[name] = await latency(listCity.base, `${listCity.path}/beads${query}`, sizes.list_requests);
+      }
+      const page = (await client(listCity.base, 1).send('GET', `${listCity.path}/beads?label=l7`)).body;
+      await listCity.close();
+      const bareList = await bareApp(page);
+      const floorList = await latency(bareList.base, '/beads', sizes.list_requests);
+      await bareList.close();
+      out.list = { ...list, bare_fastify_same_page: floorList };
+      const filtered = list.label as { p50_ms: number; p99_ms: number };
+      figures.push(
+        fig(
+          `GET /beads?label=… p99, ${sizes.list_beads} beads`,
+          filtered.p99_ms,
+          'ms',
+          [floorList.p99_ms, 'bare Fastify GET, same page'],
+          '≤ 20 ms',
+        ),
+        fig(`GET /beads?label=… p50, ${sizes.list_beads} beads`, filtered.p50_ms, 'ms', [
+          floorList.p50_ms,
+          'bare Fastify GET, same page',
+        ]),
+      );
+
+      targets.list_filtered_p99_le_20ms = filtered.p99_ms <= 20;
+    }
+    if (only.has('fold')) {
+      // 3. Start-up: open + fold a log of fold_events events.
+      log(`fold: writing ${sizes.fold_events} events`);
+      const foldFile = join(dir, 'fold', '.gc', 'events.jsonl');
+      await writeLog(foldFile, sizes.fold_events, Math.ceil(sizes.fold_events / 5));
+      const parse = await parseOnly(foldFile);
+      const parseMs = parse.ms;
+      const readMs = await readOnly(foldFile);
+      // Cold: no snapshot yet, the whole log is folded (and a snapshot written at stop). Warm: a second start
+      // (the journal opened afresh) restores that snapshot and folds what follows it (nothing here).
+      const snapshotFile = join(dir, 'fold', '.gc', 'beads.snapshot.jsonl');
+      const startCity = async () => {
+        const cpu = process.cpuUsage();
+        const started = performance.now();
+        const backend = new FileJournalBackend();
+        const journal = await backend.open({ name: 'bench-fold', file: foldFile });
+        const opened = performance.now();
+        const store = await startBeadService(
+          { name: 'bench-fold', path: '', journal },
+          { snapshot: { file: snapshotFile, min: 1, every: Number.MAX_SAFE_INTEGER } },
+        );
+        const folded = performance.now();
+        const foldedCpu = cpuMs(cpu);
+        const beads = store.service.model.beads.size;
+        const replayed = store.service.startup.replayed;
+        await store.stop();
+        const stopped = performance.now();
+        await backend.close();
+        return {
+          open_ms: Math.round(opened - started),
+          fold_ms: Math.round(folded - opened),
+          total_ms: Math.round(folded - started),
+          total_cpu_ms: foldedCpu,
+          stop_ms: Math.round(stopped - folded),
+          beads,
+          replayed,
+        };
+      };
+      log('fold: cold start');
+      const cold = await startCity();
+      log('fold: warm start');
+      const warm = await startCity();
+      const total = cold.total_ms;
+      out.fold = {
+        events: sizes.fold_events,
+        cold: { ...cold, events_per_s: Math.round(sizes.fold_events / (cold.total_ms / 1000)) },
+        warm_from_snapshot: warm,
+        parse_only_ms: Math.round(parseMs),
+        parse_only_cpu_ms: parse.cpu_ms,
+        ratio_to_floor: round(cold.total_ms / parseMs, 2),
+        cpu_ratio_to_floor: round(cold.total_cpu_ms / parse.cpu_ms, 2),
+        read_only_ms: Math.round(readMs),
+        heap_used_mb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
+      };
+      figures.push(
+        fig(
+          `start-up of a city with ${sizes.fold_events} bead events, no snapshot`,
+          round(cold.total_ms / 1000),
+          's',
+          [round(parseMs / 1000), 'read + JSON.parse every line'],
+          '≤ 5 s for 1M',
+        ),
+        fig(`start-up of the same city from its snapshot`, round(warm.total_ms / 1000), 's', [
+          round(parseMs / 1000),
+          'read + JSON.parse every line',
+        ]),
+        fig(`open of that city's file journal (the scan of its log)`, round(cold.open_ms / 1000), 's', [
+          round(readMs / 1000),
+          'read every byte of the log',
+        ]),
+      );
+      targets.fold_le_5s = sizes.fold_events >= 1_000_000 ? total <= 5000 : null;
+      targets.fold_from_snapshot_le_5s = sizes.fold_events >= 1_000_000 ? warm.total_ms <= 5000 : null;
+    }
+    out.targets = targets;
     out.figures = figures;
     process.stdout.write(JSON.stringify(out) + '\n');
   } finally {

@@ -11,6 +11,7 @@ import type { BeadModel } from '../../machines/beads/model.ts';
 import type { Outcome } from '../../machines/beads/decision.ts';
 import type { EventContext } from '../../machines/beads/events.ts';
 import { rejectionError } from './rejections.ts';
+import { canReplay, replayLog } from './replay.ts';
 import { captureSnapshot, writeSnapshot, type SnapshotAnchor } from './snapshot.ts';
 
 /** When a runner writes snapshots of its model (see `snapshot.ts`). */
@@ -92,6 +93,19 @@ export class BeadCommandRunner {
     this.#anchor = this.options.anchor;
     if (this.options.anchor) this.startup.snapshotSeq = this.model.seq;
     const from = this.model.seq;
+    // A whole log in a file is replayed in two passes (see BeadReplay); the runtime folds the rest.
+    if (from === 0 && this.model.beads.size === 0 && canReplay(this.journal)) {
+      const last = await replayLog(this.model, this.journal).catch((err: unknown) =>
+        foldingReported(() => {
+          throw err;
+        }),
+      );
+      if (last) {
+        this.#durable = last.seq;
+        this.#anchor = last;
+        this.#sinceSnapshot += last.seq;
+      }
+    }
     await this.log.attach(this.#folder, this.model.seq);
     this.#durable = Math.max(this.#durable, this.model.seq);
     this.log.follow();

@@ -196,6 +196,25 @@ export class FileJournal implements Journal {
     return read;
   }
 
+  /**
+   * Hands `visit` each event with `afterSeq` < seq ≤ `toSeq` and its line's byte offset, one at a time,
+   * none kept: the replay of a large log at start-up (see `LogReader.replay`, and `wants` there).
+   * @throws UnavailableError when the file cannot be read or the journal is closed; what `visit` throws.
+   */
+  replay(
+    afterSeq: number,
+    toSeq: number,
+    visit: (event: JournalEvent, offset: number) => void,
+    wants?: (offset: number) => boolean,
+  ): Promise<void> {
+    if (this.#closing) return Promise.reject(this.#closedError());
+    const read = this.#reader.replay(afterSeq, toSeq, visit, wants);
+    this.#reads.add(read);
+    const forget = () => void this.#reads.delete(read);
+    read.then(forget, forget);
+    return read;
+  }
+
   async head(): Promise<number> {
     return this.#index.head;
   }

@@ -88,6 +88,42 @@ export class LogReader {
   }
 
   /**
+   * Hands `visit` each event with `afterSeq` < seq ≤ `toSeq`, oldest first, with the byte offset of its
+   * line, one at a time as it is parsed: nothing is collected, so a replay of millions of events leaves
+   * only what `visit` keeps. `wants`, when given, is asked each line's offset first (increasing) and
+   * false skips the line unparsed. What `visit` throws stops the read and is rethrown as it is.
+   * @throws UnavailableError when the file cannot be read.
+   */
+  async replay(
+    afterSeq: number,
+    toSeq: number,
+    visit: (event: JournalEvent, offset: number) => void,
+    wants?: (offset: number) => boolean,
+  ): Promise<void> {
+    const from = Math.max(1, Math.floor(bound(afterSeq, 0)) + 1);
+    const to = Math.min(this.#index.head, Math.floor(toSeq));
+    if (from > to) return;
+    const [start, end] = this.#range(from, to);
+    let failure: { err: unknown } | undefined;
+    // Answers nothing but a visitor's failure, which (with limit 1) ends the read there.
+    const parse: LineParser<true> = (buf, begin, stop, offset) => {
+      if (wants && !wants(offset)) return undefined;
+      const event = this.#parse(buf.toString('utf8', begin, stop), offset);
+      if (!event || event.seq > to) return undefined;
+      try {
+        visit(event, offset);
+      } catch (err) {
+        failure = { err };
+        return true;
+      }
+      return undefined;
+    };
+    const lines = readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES, 1);
+    for await (const chunk of this.#guard(lines)) void chunk;
+    if (failure) throw failure.err;
+  }
+
+  /**
    * Yields every event with seq > `afterSeq`: those on disk first, then each batch as `notifier` reports
    * it. Ends when `closed()` turns true (checked before each event and after each wake) or the notifier
    * closes. `shared`: the caller only reads the events, so recent ones may be the objects other such

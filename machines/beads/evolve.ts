@@ -94,8 +94,11 @@ function evolveOne(model: BeadModel, event: JournalEvent, log: string): () => vo
   };
 }
 
-/** The bead of a `bead.*` payload, decoded through the catalogue; the model also needs its id. */
-function beadOf(event: JournalEvent, type: BeadStateEventType, log: string): StoredBead {
+/**
+ * The bead of a `bead.*` payload, decoded through the catalogue; the model also needs its id.
+ * @throws DamagedRecordError as {@link evolve}.
+ */
+export function beadOf(event: JournalEvent, type: BeadStateEventType, log: string): StoredBead {
   const { bead } = payloadAs(log, event, type, (p) =>
     typeof p.bead.id === 'string' ? undefined : '/bead/id: a folded bead needs its id',
   );

@@ -1,0 +1,51 @@
+import type { Journal, JournalEvent } from '../journal/journal.ts';
+import { DamagedRecordError } from '../damagedRecords.ts';
+import type { BeadModel } from '../../machines/beads/model.ts';
+import { BeadReplay, type ReplayedEvent } from '../../machines/beads/replay.ts';
+
+/** A journal that hands a replay its events one at a time with their lines' offsets (the file journal). */
+export interface ReplayableJournal extends Journal {
+  replay(
+    afterSeq: number,
+    toSeq: number,
+    visit: (event: JournalEvent, offset: number) => void,
+    wants?: (offset: number) => boolean,
+  ): Promise<void>;
+}
+
+/** True when `journal` can replay (see {@link ReplayableJournal}). This is a pure function. */
+export const canReplay = (journal: Journal): journal is ReplayableJournal =>
+  typeof (journal as Partial<ReplayableJournal>).replay === 'function';
+
+/**
+ * Folds `journal` up to its head into the empty `model` with a {@link BeadReplay}: one read of the log
+ * that checks every record and notes where each bead's newest one is, a second that parses only those.
+ * The model ends equal to an event-by-event fold of the same events.
+ * Effects: reads the journal twice.
+ * @returns the last event folded; undefined for an empty log.
+ * @throws DamagedRecordError at a damaged `bead.*` record, the model then folded up to the event before
+ *   it (as `evolve` leaves it); UnavailableError when the journal cannot be read (start-up fails then).
+ */
+export async function replayLog(
+  model: BeadModel,
+  journal: ReplayableJournal,
+): Promise<ReplayedEvent | undefined> {
+  const head = await journal.head();
+  const replay = new BeadReplay(model, journal.name);
+  let damaged: DamagedRecordError | undefined;
+  try {
+    await journal.replay(0, head, (event, offset) => replay.note(event, offset));
+  } catch (err) {
+    if (!(err instanceof DamagedRecordError)) throw err;
+    damaged = err;
+  }
+  await journal.replay(
+    0,
+    replay.seq,
+    (event, offset) => replay.fill(event, offset),
+    (offset) => replay.wanted(offset),
+  );
+  replay.finish();
+  if (damaged) throw damaged;
+  return replay.last;
+}

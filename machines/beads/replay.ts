@@ -1,0 +1,161 @@
+import type { JournalEvent } from '../../schemas/event.ts';
+import { beadOf } from './evolve.ts';
+import { isBeadStateEvent } from './events.ts';
+import { idNumber } from './ids.ts';
+import { reindexBead } from './indexes.ts';
+import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } from './model.ts';
+
+/** What the replay knows of a live bead between its passes: where its newest record is, not the bead. */
+interface Pending {
+  ordinal: number;
+  /** Byte offset of the line of the bead's newest `bead.*` record. */
+  offset: number;
+  /** Filled by the second pass. */
+  bead: StoredBead | undefined;
+}
+
+/** The last event a replay read: the snapshot anchor of the model it builds. */
+export interface ReplayedEvent {
+  seq: number;
+  type: string;
+  ts: string;
+}
+
+/**
+ * Folds a whole log into an empty model in two passes, to the same model `evolve` builds event by event,
+ * at a fraction of the garbage. Every `bead.*` record carries the whole bead after its change, so only
+ * each bead's newest record decides its state:
+ *
+ * 1. `note` every event in order: each `bead.*` record is decoded and checked (a damaged one throws, as in
+ *    `evolve`), then only where its line is kept, never the bead. The creation order, the id counter and
+ *    the idempotency records, which depend on the history, are built as `evolve` builds them.
+ * 2. `fill` the records at the {@link BeadReplay.wanted} offsets (each live bead's newest, read and
+ *    parsed again), then `finish`: the beads enter the model in creation order, indexed once.
+ *
+ * Folding event by event kept each bead object until a later record replaced it: long enough to be copied
+ * out of the young generation, field by field, and collected as old garbage (a third of a 1M-event
+ * start-up, and keeping the line's text instead cost as much). Here the objects of the first pass die
+ * young; reading the file again is cheap, parsing the live beads again costs less than that garbage did.
+ * Deterministic and free of I/O; mutates `model`.
+ */
+export class BeadReplay {
+  readonly #model: BeadModel;
+  readonly #log: string;
+  /** Live beads by id; Map order is the model's creation order (a deleted and re-created bead moves last). */
+  readonly #beads = new Map<string, Pending>();
+  #seq: number;
+  /** The last event noted (only it is kept). */
+  #last: JournalEvent | undefined;
+  #wanted: Float64Array | undefined;
+  #next = 0;
+  #filled = 0;
+
+  /** @throws Error when `model` is not empty: a replay starts from nothing (a snapshot's model is folded by `evolve`). */
+  constructor(model: BeadModel, log: string) {
+    if (model.seq !== 0 || model.beads.size !== 0) throw new Error('a replay starts from an empty model');
+    this.#model = model;
+    this.#log = log;
+    this.#seq = model.seq;
+  }
+
+  /** The seq of the last event noted. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** The last event noted, if any. */
+  get last(): ReplayedEvent | undefined {
+    const last = this.#last;
+    return last && { seq: last.seq, type: last.type, ts: last.ts };
+  }
+
+  /**
+   * First pass: the event stored in the line at byte `offset`. Events come in seq order; one at or below
+   * the last is ignored.
+   * @throws DamagedRecordError when a `bead.*` payload is not a bead with an id; nothing of it is noted.
+   */
+  note(event: JournalEvent, offset: number): void {
+    if (event.seq <= this.#seq) return;
+    if (isBeadStateEvent(event.type)) {
+      const bead = beadOf(event, event.type, this.#log);
+      const id = bead.id;
+      const known = this.#beads.get(id);
+      if (event.type === 'bead.deleted') {
+        if (known) this.#delete(id);
+      } else if (known) {
+        known.offset = offset;
+      } else {
+        this.#beads.set(id, { ordinal: event.seq, offset, bead: undefined });
+        this.#model.indexes.order.push(id, event.seq);
+        // Only a bead new to the model can carry an id the counter has not passed.
+        const n = idNumber(id, this.#model.prefix);
+        if (n !== undefined && n >= this.#model.nextNumber) this.#model.nextNumber = n + 1;
+        if (event.type === 'bead.created') this.#recordIdempotency(bead);
+      }
+    }
+    this.#seq = event.seq;
+    this.#last = event;
+  }
+
+  /**
+   * Between the passes: true for the offset of a line the second pass must `fill` (a live bead's newest
+   * record). Offsets must be asked in increasing order, as a forward read meets them.
+   */
+  wanted(offset: number): boolean {
+    const wanted = (this.#wanted ??= this.#offsets());
+    while (this.#next < wanted.length && wanted[this.#next]! < offset) this.#next++;
+    return this.#next < wanted.length && wanted[this.#next] === offset;
+  }
+
+  /**
+   * Second pass: the event at a {@link wanted} offset, parsed again (its record was checked by `note`).
+   * @throws Error when it is not the record `note` kept there (the log changed between the passes).
+   */
+  fill(event: JournalEvent, offset: number): void {
+    const bead = (event.payload as { bead?: StoredBead } | undefined)?.bead;
+    const pending = bead === undefined ? undefined : this.#beads.get(bead.id);
+    if (!pending || pending.offset !== offset || pending.bead !== undefined)
+      throw new Error(`replay of log ${this.#log}: seq ${event.seq} is not the record its first pass kept`);
+    pending.bead = bead;
+    this.#filled++;
+  }
+
+  /**
+   * Puts the beads into the model, in creation order, and indexes them; the model is then at the last
+   * event noted.
+   * @throws Error when a kept record was not filled (the log changed between the passes).
+   */
+  finish(): void {
+    if (this.#filled !== this.#beads.size)
+      throw new Error(
+        `replay of log ${this.#log}: ${this.#beads.size - this.#filled} beads were not read again`,
+      );
+    const { beads, indexes } = this.#model;
+    for (const [id, { bead, ordinal }] of this.#beads) {
+      beads.set(id, { bead: bead!, ordinal });
+      reindexBead(indexes, id, undefined, bead);
+    }
+    this.#beads.clear();
+    this.#model.seq = this.#seq;
+  }
+
+  #delete(id: string): void {
+    this.#beads.delete(id);
+    this.#model.indexes.order.drop((live, ordinal) => this.#beads.get(live)?.ordinal === ordinal);
+  }
+
+  #recordIdempotency(bead: StoredBead): void {
+    const key = bead.metadata?.[IDEMPOTENCY_KEY];
+    const hash = bead.metadata?.[REQUEST_HASH_KEY];
+    const records = this.#model.idempotency;
+    if (key && hash && !records.has(key)) records.set(key, { hash, bead });
+  }
+
+  /** The offsets of the live beads' newest records, ascending. */
+  #offsets(): Float64Array {
+    const offsets = new Float64Array(this.#beads.size);
+    let i = 0;
+    for (const pending of this.#beads.values()) offsets[i++] = pending.offset;
+    return offsets.sort();
+  }
+}
