@@ -70,13 +70,23 @@ function refuse(socket: Duplex, err: unknown, extra: Record<string, string>): vo
   socket.end(`HTTP/1.1 ${p.status} ${p.title}\r\n${lines.join('')}\r\n${body}`);
 }
 
-/** The head of a raw HTTP/1.1 answer: status line and headers (repeated ones as Node keeps them raw). */
-function answerHead(res: IncomingMessage, extra: Record<string, string>): string {
+// Framing of the owner's connection: a relayed refusal's body arrives decoded and ends with the connection.
+const FRAMING = new Set(['transfer-encoding', 'connection', 'keep-alive']);
+
+/**
+ * The head of a raw HTTP/1.1 answer: status line and headers (repeated ones as Node keeps them raw). A
+ * refusal (`framed` false) goes without the owner's framing headers and closes the connection when its body
+ * is written, so a chunked answer from the owner is never announced as chunked to the client. Pure.
+ */
+function answerHead(res: IncomingMessage, extra: Record<string, string>, framed: boolean): string {
   let head = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n`;
-  for (let i = 0; i < res.rawHeaders.length; i += 2)
-    head += `${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`;
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    const name = res.rawHeaders[i]!;
+    if (!framed && FRAMING.has(name.toLowerCase())) continue;
+    head += `${name}: ${res.rawHeaders[i + 1]}\r\n`;
+  }
   for (const [k, v] of Object.entries(extra)) head += `${k}: ${v}\r\n`;
-  return head + '\r\n';
+  return head + (framed ? '' : 'Connection: close\r\n') + '\r\n';
 }
 
 /**
@@ -122,7 +132,7 @@ function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, base
     socket.once('error', () => closeBoth(upstream));
     upstream.once('close', () => closeBoth(upstream));
     socket.once('close', () => closeBoth(upstream));
-    socket.write(answerHead(res, ownerHeader));
+    socket.write(answerHead(res, ownerHeader, true));
     if (upstreamHead.length > 0) socket.write(upstreamHead);
     if (head.length > 0) upstream.write(head);
     upstream.pipe(socket);
@@ -130,7 +140,7 @@ function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, base
   });
   hop.once('response', (res: IncomingMessage) => {
     // No switch: the owner's own answer (a 404, 401 or 503 problem, say) goes back whole.
-    socket.write(answerHead(res, ownerHeader));
+    socket.write(answerHead(res, ownerHeader, false));
     res.pipe(socket);
   });
   hop.end();
