@@ -15,6 +15,7 @@
  * Effects: child processes and temp dirs, removed at the end.
  */
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -44,6 +45,13 @@ const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floo
 const TOKEN = 'bench-token';
 const progress = (msg: string): void => void process.stderr.write(`scaleout: ${msg}\n`);
 
+/** CPU time (user + system) a process has used so far, in µs, from /proc (Linux; clock ticks of 10 ms). */
+function cpuMicros(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 async function call(base: string, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(base + path, {
     method,
@@ -69,7 +77,11 @@ async function waitRunning(base: string, city: string): Promise<void> {
  * batches straight into the city's JetStream log, and returns deliveries per second: every frame every
  * subscriber got, over the time from the first append to the last frame.
  */
-async function fanout(urls: string[], share: number, append: (n: number) => Promise<void>): Promise<number> {
+async function fanout(
+  urls: string[],
+  share: number,
+  append: (n: number) => Promise<void>,
+): Promise<{ rate: number; frames: number }> {
   const script = new URL(
     import.meta.url.endsWith('.ts') ? 'eventsFanoutClient.ts' : 'eventsFanoutClient.js',
     import.meta.url,
@@ -108,7 +120,7 @@ async function fanout(urls: string[], share: number, append: (n: number) => Prom
     const last = Math.max(...results.map((r) => r.last_at));
     if (!results.every((r) => r.all_received)) throw new Error('fan-out: a subscriber missed events');
     clientCpu.push(results.reduce((n, r) => n + r.client_cpu_percent, 0));
-    return Math.round(total / ((last - started) / 1000));
+    return { rate: Math.round(total / ((last - started) / 1000)), frames: total };
   } finally {
     for (const child of children) child.kill();
   }
@@ -171,14 +183,27 @@ async function main(): Promise<void> {
     // the figures are the medians.
     const ones: number[] = [];
     const twos: number[] = [];
+    // Supervisor CPU per delivered frame (both supervisors' CPU over the run, idle follower included):
+    // on a machine with a core per supervisor, two serve 2 × (one's cost / two's cost) of what one does.
+    const cpuPerFrame = { one: [] as number[], two: [] as number[] };
+    const measured = async (bases: string[], into: number[], cost: number[]): Promise<void> => {
+      const before = cpuMicros(a.child.pid) + cpuMicros(b.child.pid);
+      const { rate, frames } = await fanout(procsFor(bases), perProcess, append);
+      into.push(rate);
+      cost.push(
+        Math.round(((cpuMicros(a.child.pid) + cpuMicros(b.child.pid) - before) / frames) * 100) / 100,
+      );
+    };
     for (let round = 1; round <= ROUNDS; round++) {
       progress(`fan-out round ${round}/${ROUNDS}: ${SUBSCRIBERS} subscribers on one supervisor`);
-      ones.push(await fanout(procsFor([a.url]), perProcess, append));
+      await measured([a.url], ones, cpuPerFrame.one);
       progress(`fan-out round ${round}/${ROUNDS}: ${SUBSCRIBERS} subscribers over two supervisors`);
-      twos.push(await fanout(procsFor([a.url, b.url]), perProcess, append));
+      await measured([a.url, b.url], twos, cpuPerFrame.two);
     }
     const one = median(ones);
     const two = median(twos);
+    const costOne = median(cpuPerFrame.one);
+    const costTwo = median(cpuPerFrame.two);
     await backend.close();
 
     progress('failover: SIGKILL the owner');
@@ -228,8 +253,20 @@ async function main(): Promise<void> {
         floor_name: 'the same subscribers on one supervisor, same run',
         target: '≥ 1.8 × floor',
       },
+      {
+        name: `supervisor CPU per delivered frame, ${SUBSCRIBERS} subscribers over two supervisors`,
+        value: costTwo,
+        unit: 'µs',
+        floor: costOne,
+        floor_name: 'the same subscribers on one supervisor, same run',
+        target: '≤ 1.11 × floor (two supervisors on a core each serve ≥ 1.8 × one)',
+      },
     ];
     const details = {
+      // What two supervisors would serve with a core each, from the CPU each frame costs (this box has two
+      // cores for everything: subscribers, NATS and both supervisors, so the throughput ratio is capped).
+      capacity_ratio_two_vs_one_by_cpu: Math.round(((2 * costOne) / costTwo) * 100) / 100,
+      supervisor_cpu_us_per_frame: cpuPerFrame,
       subscribers: SUBSCRIBERS,
       events: EVENTS,
       lease_ttl_ms: TTL,
