@@ -4,6 +4,7 @@ import {
   type IncomingMessage,
   type Server,
 } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { NotOwnerError, UnauthorizedError, UnavailableError } from '../actors/errors.ts';
 import type { ClusterRouting } from '../actors/cluster/clusterCoordinator.ts';
@@ -97,15 +98,14 @@ function answerHead(res: IncomingMessage, extra: Record<string, string>, framed:
  * its answer relayed as is; one that does not answer is a `503 owner_unreachable` problem.
  */
 function forwardUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, base: string, me: string): void {
-  const target = new URL(req.url ?? '/', base);
+  // The same path under the owner's API URL, as the plain forwarding builds it (a path prefix kept).
+  const target = new URL(base.replace(/\/+$/, '') + (req.url ?? '/'));
   const headers: IncomingHttpHeaders = { ...req.headers, [FORWARDED_BY]: me };
+  delete headers.host; // the owner's, set from the target
   const peer = req.socket.remoteAddress ?? '';
   const xff = req.headers['x-forwarded-for'];
   headers['x-forwarded-for'] = typeof xff === 'string' && xff !== '' ? `${xff}, ${peer}` : peer;
-  const hop = httpRequest({
-    host: target.hostname,
-    port: target.port,
-    path: req.url,
+  const hop = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
     method: req.method,
     headers,
   });
