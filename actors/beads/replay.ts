@@ -1,15 +1,24 @@
 import type { Journal, JournalEvent } from '../journal/journal.ts';
+import type { ReplayOptions } from '../journal/logReader.ts';
+import { beadLineOf, type BeadLine } from '../../machines/beads/beadLine.ts';
 import { DamagedRecordError } from '../damagedRecords.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
-import { BeadReplay, type ReplayedEvent } from '../../machines/beads/replay.ts';
+import { BeadReplay } from '../../machines/beads/replay.ts';
+
+/** The last event a replay folded: the snapshot anchor of the model it built. */
+export interface ReplayedEvent {
+  seq: number;
+  type: string;
+  ts: string;
+}
 
 /** A journal that hands a replay its events one at a time with their lines' offsets (the file journal). */
 export interface ReplayableJournal extends Journal {
-  replay(
+  replay<T extends { seq: number }>(
     afterSeq: number,
     toSeq: number,
-    visit: (event: JournalEvent, offset: number) => void,
-    wants?: (offset: number) => boolean,
+    visit: (record: JournalEvent | T, offset: number) => void,
+    options?: ReplayOptions<T>,
   ): Promise<void>;
 }
 
@@ -34,18 +43,19 @@ export async function replayLog(
   const replay = new BeadReplay(model, journal.name);
   let damaged: DamagedRecordError | undefined;
   try {
-    await journal.replay(0, head, (event, offset) => replay.note(event, offset));
+    await journal.replay<BeadLine>(0, head, (record, offset) => replay.note(record, offset), {
+      decode: beadLineOf,
+    });
   } catch (err) {
     if (!(err instanceof DamagedRecordError)) throw err;
     damaged = err;
   }
-  await journal.replay(
-    0,
-    replay.seq,
-    (event, offset) => replay.fill(event, offset),
-    (offset) => replay.wanted(offset),
-  );
+  await journal.replay<never>(0, replay.seq, (event, offset) => replay.fill(event, offset), {
+    wants: (offset) => replay.wanted(offset),
+  });
   replay.finish();
   if (damaged) throw damaged;
-  return replay.last;
+  if (replay.seq === 0) return undefined;
+  const [last] = await journal.list({ afterSeq: replay.seq - 1, limit: 1 });
+  return last && { seq: last.seq, type: last.type, ts: last.ts };
 }

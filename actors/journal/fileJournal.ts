@@ -14,7 +14,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from './journal.ts';
-import { journalUnavailable, LogReader } from './logReader.ts';
+import { journalUnavailable, LogReader, type ReplayOptions } from './logReader.ts';
 import { recoverLog } from './logRecovery.ts';
 import { LogWriter } from './logWriter.ts';
 import type { WriteFn } from './logWriter.ts';
@@ -198,17 +198,17 @@ export class FileJournal implements Journal {
 
   /**
    * Hands `visit` each event with `afterSeq` < seq ≤ `toSeq` and its line's byte offset, one at a time,
-   * none kept: the replay of a large log at start-up (see `LogReader.replay`, and `wants` there).
+   * none kept: the replay of a large log at start-up (see `LogReader.replay` for `options`).
    * @throws UnavailableError when the file cannot be read or the journal is closed; what `visit` throws.
    */
-  replay(
+  replay<T extends { seq: number }>(
     afterSeq: number,
     toSeq: number,
-    visit: (event: JournalEvent, offset: number) => void,
-    wants?: (offset: number) => boolean,
+    visit: (record: JournalEvent | T, offset: number) => void,
+    options: ReplayOptions<T> = {},
   ): Promise<void> {
     if (this.#closing) return Promise.reject(this.#closedError());
-    const read = this.#reader.replay(afterSeq, toSeq, visit, wants);
+    const read = this.#reader.replay(afterSeq, toSeq, visit, options);
     this.#reads.add(read);
     const forget = () => void this.#reads.delete(read);
     read.then(forget, forget);

@@ -15,6 +15,12 @@ export function journalUnavailable(what: string, err: unknown): UnavailableError
   return new UnavailableError(`${what}: ${reason}`, 'journal_unavailable', { cause: err });
 }
 
+/** How {@link LogReader.replay} reads lines (see there). */
+export interface ReplayOptions<T> {
+  wants?: (offset: number) => boolean;
+  decode?: (buf: Buffer, start: number, end: number) => T | undefined;
+}
+
 /** A seq bound, or `fallback` when it is absent or NaN (which no seq compares with). */
 const bound = (seq: number | undefined, fallback: number): number =>
   seq === undefined || Number.isNaN(seq) ? fallback : seq;
@@ -89,17 +95,19 @@ export class LogReader {
 
   /**
    * Hands `visit` each event with `afterSeq` < seq ≤ `toSeq`, oldest first, with the byte offset of its
-   * line, one at a time as it is parsed: nothing is collected, so a replay of millions of events leaves
-   * only what `visit` keeps. `wants`, when given, is asked each line's offset first (increasing) and
-   * false skips the line unparsed. What `visit` throws stops the read and is rethrown as it is.
+   * line, one at a time as it is read: nothing is collected, so a replay of millions of events leaves
+   * only what `visit` keeps. Options: `wants` is asked each line's offset first (increasing), and false
+   * skips the line; `decode` may read a line from its bytes (answering at least its seq), and the line is
+   * then not parsed (undefined: parse it). What `visit` throws stops the read and is rethrown as it is.
    * @throws UnavailableError when the file cannot be read.
    */
-  async replay(
+  async replay<T extends { seq: number }>(
     afterSeq: number,
     toSeq: number,
-    visit: (event: JournalEvent, offset: number) => void,
-    wants?: (offset: number) => boolean,
+    visit: (record: JournalEvent | T, offset: number) => void,
+    options: ReplayOptions<T> = {},
   ): Promise<void> {
+    const { wants, decode } = options;
     const from = Math.max(1, Math.floor(bound(afterSeq, 0)) + 1);
     const to = Math.min(this.#index.head, Math.floor(toSeq));
     if (from > to) return;
@@ -108,10 +116,13 @@ export class LogReader {
     // Answers nothing but a visitor's failure, which (with limit 1) ends the read there.
     const parse: LineParser<true> = (buf, begin, stop, offset) => {
       if (wants && !wants(offset)) return undefined;
-      const event = this.#parse(buf.toString('utf8', begin, stop), offset);
-      if (!event || event.seq > to) return undefined;
+      const decoded = decode?.(buf, begin, stop);
+      let record: JournalEvent | T | undefined;
+      if (decoded === undefined) record = this.#parse(buf.toString('utf8', begin, stop), offset);
+      else if (this.#index.holds(decoded.seq, offset)) record = decoded;
+      if (!record || record.seq > to) return undefined;
       try {
-        visit(event, offset);
+        visit(record, offset);
       } catch (err) {
         failure = { err };
         return true;

@@ -1,6 +1,7 @@
 import type { JournalEvent } from '../../schemas/event.ts';
+import { isBeadLine, type BeadLine } from './beadLine.ts';
 import { beadOf } from './evolve.ts';
-import { isBeadStateEvent } from './events.ts';
+import { isBeadStateEvent, type BeadStateEventType } from './events.ts';
 import { idNumber } from './ids.ts';
 import { reindexBead } from './indexes.ts';
 import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } from './model.ts';
@@ -14,20 +15,14 @@ interface Pending {
   bead: StoredBead | undefined;
 }
 
-/** The last event a replay read: the snapshot anchor of the model it builds. */
-export interface ReplayedEvent {
-  seq: number;
-  type: string;
-  ts: string;
-}
-
 /**
  * Folds a whole log into an empty model in two passes, to the same model `evolve` builds event by event,
  * at a fraction of the garbage. Every `bead.*` record carries the whole bead after its change, so only
  * each bead's newest record decides its state:
  *
  * 1. `note` every event in order: each `bead.*` record is decoded and checked (a damaged one throws, as in
- *    `evolve`), then only where its line is kept, never the bead. The creation order, the id counter and
+ *    `evolve`), then only where its line is kept, never the bead. Most lines need not even be parsed: their
+ *    bytes settle their seq, type and bead id (see `beadLineOf`). The creation order, the id counter and
  *    the idempotency records, which depend on the history, are built as `evolve` builds them.
  * 2. `fill` the records at the {@link BeadReplay.wanted} offsets (each live bead's newest, read and
  *    parsed again), then `finish`: the beads enter the model in creation order, indexed once.
@@ -44,8 +39,6 @@ export class BeadReplay {
   /** Live beads by id; Map order is the model's creation order (a deleted and re-created bead moves last). */
   readonly #beads = new Map<string, Pending>();
   #seq: number;
-  /** The last event noted (only it is kept). */
-  #last: JournalEvent | undefined;
   #wanted: Float64Array | undefined;
   #next = 0;
   #filled = 0;
@@ -63,38 +56,37 @@ export class BeadReplay {
     return this.#seq;
   }
 
-  /** The last event noted, if any. */
-  get last(): ReplayedEvent | undefined {
-    const last = this.#last;
-    return last && { seq: last.seq, type: last.type, ts: last.ts };
-  }
-
   /**
-   * First pass: the event stored in the line at byte `offset`. Events come in seq order; one at or below
-   * the last is ignored.
+   * First pass: the event stored in the line at byte `offset`, parsed or read from its bytes. Events come
+   * in seq order; one at or below the last is ignored.
    * @throws DamagedRecordError when a `bead.*` payload is not a bead with an id; nothing of it is noted.
    */
-  note(event: JournalEvent, offset: number): void {
-    if (event.seq <= this.#seq) return;
-    if (isBeadStateEvent(event.type)) {
-      const bead = beadOf(event, event.type, this.#log);
-      const id = bead.id;
-      const known = this.#beads.get(id);
-      if (event.type === 'bead.deleted') {
-        if (known) this.#delete(id);
-      } else if (known) {
-        known.offset = offset;
-      } else {
-        this.#beads.set(id, { ordinal: event.seq, offset, bead: undefined });
-        this.#model.indexes.order.push(id, event.seq);
-        // Only a bead new to the model can carry an id the counter has not passed.
-        const n = idNumber(id, this.#model.prefix);
-        if (n !== undefined && n >= this.#model.nextNumber) this.#model.nextNumber = n + 1;
-        if (event.type === 'bead.created') this.#recordIdempotency(bead);
-      }
+  note(record: JournalEvent | BeadLine, offset: number): void {
+    if (record.seq <= this.#seq) return;
+    if (isBeadLine(record)) {
+      if (record.type !== undefined) this.#noteState(record.type, record.id, record.seq, offset, undefined);
+    } else if (isBeadStateEvent(record.type)) {
+      const bead = beadOf(record, record.type, this.#log);
+      this.#noteState(record.type, bead.id, record.seq, offset, bead);
     }
-    this.#seq = event.seq;
-    this.#last = event;
+    this.#seq = record.seq;
+  }
+
+  #noteState(type: BeadStateEventType, id: string, seq: number, offset: number, bead?: StoredBead): void {
+    const known = this.#beads.get(id);
+    if (type === 'bead.deleted') {
+      if (known) this.#delete(id);
+    } else if (known) {
+      known.offset = offset;
+    } else {
+      this.#beads.set(id, { ordinal: seq, offset, bead: undefined });
+      this.#model.indexes.order.push(id, seq);
+      // Only a bead new to the model can carry an id the counter has not passed.
+      const n = idNumber(id, this.#model.prefix);
+      if (n !== undefined && n >= this.#model.nextNumber) this.#model.nextNumber = n + 1;
+      // A bead.created line is always parsed (beadLineOf leaves it), so its bead is here.
+      if (type === 'bead.created') this.#recordIdempotency(bead!);
+    }
   }
 
   /**

@@ -1,0 +1,218 @@
+/**
+ * What a replay needs of most log lines, read straight from their bytes instead of parsed: a replay of a
+ * 1M-event log spent most of its time building objects that `JSON.parse` made only to be dropped.
+ *
+ * Only lines that are certainly JSON (the journal's index holds them: its open scan checked them, or it
+ * wrote them) are given here, and the read is conservative: whatever it cannot settle exactly as
+ * `JSON.parse` plus the catalogue check would (escapes, whitespace, repeated keys, a `bead.created`, whose
+ * whole bead a replay needs, and any payload that is not plainly valid) answers undefined, and the caller
+ * parses the line. So a damaged record always goes the parsed way, and is reported there.
+ */
+
+/** A line read from its bytes: its seq, its `bead.*` state type (undefined: another family's event) and bead id. */
+export interface BeadLine {
+  seq: number;
+  type: 'bead.updated' | 'bead.closed' | 'bead.deleted' | undefined;
+  /** The bead's id (a `bead.*` line only). */
+  id: string;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const ZERO = 0x30;
+const NINE = 0x39;
+/** 15 digits are always below 2^53, so the seq read here is exactly the number JSON.parse reads. */
+const MAX_SEQ_DIGITS = 15;
+
+const bytes = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'latin1'));
+const KEY_SEQ = bytes('seq');
+const KEY_TYPE = bytes('type');
+const KEY_PAYLOAD = bytes('payload');
+const KEY_BEAD = bytes('bead');
+const KEY_ID = bytes('id');
+const KEY_ISSUE_TYPE = bytes('issue_type');
+const BEAD_DOT = bytes('bead.');
+const STATE_TYPES = [
+  ['bead.updated', bytes('bead.updated')],
+  ['bead.closed', bytes('bead.closed')],
+  ['bead.deleted', bytes('bead.deleted')],
+] as const;
+const CREATED = bytes('bead.created');
+
+/** True when `buf[start, end)` holds exactly `word`. */
+function equals(buf: Buffer, start: number, end: number, word: Uint8Array): boolean {
+  if (end - start !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (buf[start + k] !== word[k]) return false;
+  return true;
+}
+
+/** Where the string whose opening quote is at `i` ends (past its closing quote), or -1 when unterminated. */
+function skipString(buf: Buffer, i: number, end: number): number {
+  for (let from = i + 1; ;) {
+    const q = buf.indexOf(QUOTE, from);
+    if (q < 0 || q >= end) return -1;
+    let slashes = 0;
+    while (buf[q - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/** True when the string whose quotes are at `open` and `close - 1` has no escape. */
+function plain(buf: Buffer, open: number, close: number): boolean {
+  for (let k = open + 1; k < close - 1; k++) if (buf[k] === BACKSLASH) return false;
+  return true;
+}
+
+/** Where the value at `i` ends, or -1. Numbers and literals run to the next `,`, `}` or `]`. */
+function skipValue(buf: Buffer, i: number, end: number): number {
+  const c = buf[i];
+  if (c === QUOTE) return skipString(buf, i, end);
+  if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+    let depth = 0;
+    while (i < end) {
+      const b = buf[i]!;
+      if (b === QUOTE) {
+        i = skipString(buf, i, end);
+        if (i < 0) return -1;
+        continue;
+      }
+      if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth++;
+      else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        if (--depth === 0) return i + 1;
+      }
+      i++;
+    }
+    return -1;
+  }
+  while (i < end && buf[i] !== COMMA && buf[i] !== CLOSE_OBJECT && buf[i] !== CLOSE_ARRAY) i++;
+  return i < end ? i : -1;
+}
+
+/**
+ * Walks the members of the object whose `{` is at `i`, calling `member(keyStart, keyEnd, valueStart)`,
+ * which answers where the value ends (or -1 to give up). Answers where the object ends, or -1 for
+ * anything but a plain compact object (escaped keys, whitespace).
+ */
+function members(
+  buf: Buffer,
+  i: number,
+  end: number,
+  member: (keyStart: number, keyEnd: number, value: number) => number,
+): number {
+  if (buf[i] !== OPEN_OBJECT) return -1;
+  i++;
+  if (buf[i] === CLOSE_OBJECT) return i + 1;
+  for (;;) {
+    if (buf[i] !== QUOTE) return -1;
+    const keyEnd = skipString(buf, i, end);
+    if (keyEnd < 0 || !plain(buf, i, keyEnd) || buf[keyEnd] !== COLON) return -1;
+    i = member(i + 1, keyEnd - 1, keyEnd + 1);
+    if (i < 0 || i >= end) return -1;
+    const c = buf[i++];
+    if (c === CLOSE_OBJECT) return i;
+    if (c !== COMMA) return -1;
+  }
+}
+
+// Scratch state of one call (calls never interleave: nothing here yields).
+let seq = -1;
+let typeStart = -1;
+let typeEnd = -1;
+let payload = -1;
+let idStart = -1;
+let idEnd = -1;
+let issueType = false;
+let beads = 0;
+
+function topMember(buf: Buffer, key: number, keyEnd: number, value: number, end: number): number {
+  if (equals(buf, key, keyEnd, KEY_SEQ)) {
+    if (seq !== -1) return -1;
+    let i = value;
+    let n = 0;
+    for (let c = buf[i]!; c >= ZERO && c <= NINE; c = buf[++i]!) n = n * 10 + (c - ZERO);
+    const digits = i - value;
+    if (digits === 0 || digits > MAX_SEQ_DIGITS || (digits > 1 && buf[value] === ZERO)) return -1;
+    seq = n;
+    return i;
+  }
+  if (equals(buf, key, keyEnd, KEY_TYPE)) {
+    if (typeStart !== -1 || buf[value] !== QUOTE) return -1;
+    const close = skipString(buf, value, end);
+    if (close < 0 || !plain(buf, value, close)) return -1;
+    typeStart = value + 1;
+    typeEnd = close - 1;
+    return close;
+  }
+  if (equals(buf, key, keyEnd, KEY_PAYLOAD)) {
+    if (payload !== -1) return -1;
+    payload = value;
+  }
+  return skipValue(buf, value, end);
+}
+
+function beadMember(buf: Buffer, key: number, keyEnd: number, value: number, end: number): number {
+  const close = skipValue(buf, value, end);
+  if (close < 0) return -1;
+  if (equals(buf, key, keyEnd, KEY_ID)) {
+    if (idStart !== -1 || buf[value] !== QUOTE || !plain(buf, value, close)) return -1;
+    // Non-ASCII ids are left to the parser, so the decoding is the line's own.
+    for (let k = value + 1; k < close - 1; k++) if (buf[k]! >= 0x80) return -1;
+    idStart = value + 1;
+    idEnd = close - 1;
+  } else if (equals(buf, key, keyEnd, KEY_ISSUE_TYPE)) {
+    if (issueType || buf[value] !== QUOTE) return -1;
+    issueType = true;
+  }
+  return close;
+}
+
+/**
+ * The seq, state type and bead id of the log line `buf[start, end)`, when its bytes settle them exactly
+ * (see above); undefined when the line must be parsed. The answer is reused by the next call. Pure
+ * otherwise; allocates only the id.
+ */
+export function beadLineOf(buf: Buffer, start: number, end: number): BeadLine | undefined {
+  seq = typeStart = typeEnd = payload = idStart = idEnd = -1;
+  issueType = false;
+  beads = 0;
+  const top = members(buf, start, end, (k, ke, v) => topMember(buf, k, ke, v, end));
+  if (top !== end || seq === -1 || typeStart === -1) return undefined;
+  // Not a bead.* type at all: another family's event, which the model only counts.
+  if (!startsWith(buf, typeStart, typeEnd, BEAD_DOT)) return answer(undefined, '');
+  const state = STATE_TYPES.find(([, word]) => equals(buf, typeStart, typeEnd, word))?.[0];
+  if (state === undefined) {
+    // bead.created needs the whole bead; other bead.* types (claim_rejected…) are notices.
+    return equals(buf, typeStart, typeEnd, CREATED) ? undefined : answer(undefined, '');
+  }
+  // The catalogue's BeadEventPayload: exactly `{"bead":{…}}`, the bead with a string id.
+  if (payload === -1) return undefined;
+  const closed = members(buf, payload, end, (k, ke, v) => {
+    if (!equals(buf, k, ke, KEY_BEAD) || beads++ > 0) return -1;
+    return members(buf, v, end, (bk, bke, bv) => beadMember(buf, bk, bke, bv, end));
+  });
+  if (closed < 0 || beads !== 1 || idStart === -1) return undefined;
+  return answer(state, buf.toString('latin1', idStart, idEnd));
+}
+
+function startsWith(buf: Buffer, start: number, end: number, word: Uint8Array): boolean {
+  return end - start >= word.length && equals(buf, start, start + word.length, word);
+}
+
+const scratch: BeadLine = { seq: 0, type: undefined, id: '' };
+
+/** True for what {@link beadLineOf} answered (never for a parsed event, whatever its keys). */
+export const isBeadLine = (record: object): record is BeadLine => record === scratch;
+
+function answer(type: BeadLine['type'], id: string): BeadLine {
+  scratch.seq = seq;
+  scratch.type = type;
+  scratch.id = id;
+  return scratch;
+}
