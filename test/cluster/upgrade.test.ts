@@ -121,6 +121,13 @@ t.test('a WebSocket to the non-owner reaches the owner’s service, both ways', 
   t.equal(direct.first, 'hello /ws?room=3');
   t.equal(direct.owner, undefined, 'no hop, no owner header');
   direct.ws.terminate();
+
+  // The owner dies under an open forwarded WebSocket: the client's connection ends, it is never left hanging.
+  const open = await connect(ws(b, '/ws?room=4'), { authorization: `Bearer ${TOKEN}` });
+  if (!('ws' in open)) throw new Error(`not upgraded: ${JSON.stringify(open)}`);
+  const ended = new Promise<number>((r) => open.ws.once('close', (code) => r(code)));
+  await a.proc.stop('SIGKILL');
+  t.equal(await ended, 1006, 'the client sees the connection drop (no close frame from a dead owner)');
 });
 
 /** A routing table with one city `c` as given. */
