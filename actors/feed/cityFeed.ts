@@ -14,7 +14,15 @@ export interface CityFeedOptions {
   keep?: (event: JournalEvent) => boolean;
   /** Told when the log's subscription fails (not when the feed was closed); the feed then ends. */
   onError?: (err: unknown) => void;
+  /**
+   * Asked after each event (delivered or refused) with the feed's position; true: another reader takes over
+   * from there (a live fan-out), so `run()` stops and resolves `handed_off`.
+   */
+  handOff?: (position: number) => boolean;
 }
+
+/** How `run()` ended: handed off to another reader, or done (closed, the log ended or failed). */
+export type CityFeedOutcome = 'handed_off' | 'done';
 
 /**
  * One city log from after `afterSeq`, delivered into a sink until the feed is closed or the log ends or
@@ -27,6 +35,8 @@ export class CityFeed {
   readonly #afterSeq: number;
   readonly #keep: (event: JournalEvent) => boolean;
   readonly #onError: (err: unknown) => void;
+  readonly #handOff: (position: number) => boolean;
+  #position: number;
   #sub: Subscription | undefined;
   #closed = false;
 
@@ -35,30 +45,43 @@ export class CityFeed {
     this.#afterSeq = afterSeq;
     this.#keep = options.keep ?? (() => true);
     this.#onError = options.onError ?? (() => {});
+    this.#handOff = options.handOff ?? (() => false);
+    this.#position = afterSeq;
+  }
+
+  /** The seq of the last event read (delivered or refused): where a resume or a hand-off continues after. */
+  get position(): number {
+    return this.#position;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Delivers into `sink` until closed, or the log ends or fails. Never throws. */
-  async run(sink: CityFeedSink): Promise<void> {
-    if (this.#closed) return;
+  /** Delivers into `sink` until closed, handed off, or the log ends or fails. Never throws. */
+  async run(sink: CityFeedSink): Promise<CityFeedOutcome> {
+    if (this.#closed) return 'done';
     try {
       // Only read (rendered into frames): many streams of one log may share each decoded event.
       this.#sub = this.#journal.subscribe(this.#afterSeq, { readOnly: true });
       for await (const event of this.#sub) {
-        if (!this.#keep(event)) continue;
-        const room = sink.ready();
-        if (room) await room;
-        if (this.#closed) break;
-        sink.deliver(event);
+        if (this.#keep(event)) {
+          const room = sink.ready();
+          if (room) await room;
+          if (this.#closed) break;
+          sink.deliver(event);
+        }
+        this.#position = event.seq;
+        if (this.#handOff(event.seq)) return 'handed_off';
       }
     } catch (err) {
       if (!this.#closed) this.#onError(err);
     } finally {
-      if (this.#sub) await closeQuietly(this.#sub);
+      const sub = this.#sub;
+      this.#sub = undefined;
+      if (sub) await closeQuietly(sub);
     }
+    return 'done';
   }
 
   /** Stops the feed: its subscription is released and `run()` settles. Idempotent. */

@@ -158,9 +158,10 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
         city.journal,
         afterSeq,
         writer,
-        registry.cityFrames,
+        registry.cityStreams,
         (err) => request.log.warn({ err, city: city.name }, 'city event stream failed'),
         (event) => served(city.journal.name, event),
+        request.query.include === 'internal' ? 'internal' : 'served',
       );
       return reply;
     },

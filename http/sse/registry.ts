@@ -1,3 +1,6 @@
+import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { LiveFanout } from '../../actors/feed/liveFanout.ts';
+import type { CityStreamShared } from './cityStream.ts';
 import { FrameCache } from './frameCache.ts';
 import type { SseWriter, SseWriterOptions } from './writer.ts';
 
@@ -16,6 +19,22 @@ export class StreamRegistry {
   readonly cityFrames = new FrameCache();
   /** The `tagged_event` frames of this app's supervisor streams, shared likewise. */
   readonly taggedFrames = new FrameCache();
+  /** The live fan-outs of this app's city streams, per log and event filter (held weakly by the log). */
+  readonly #fanouts = new WeakMap<Journal, Map<string, LiveFanout>>();
+  /** What this app's city streams share (runCityStream). */
+  readonly cityStreams: CityStreamShared = {
+    frames: this.cityFrames,
+    fanout: (journal, filter, keep) => this.#fanout(journal, filter, keep),
+  };
+
+  #fanout(journal: Journal, filter: string, keep: (event: JournalEvent) => boolean): LiveFanout {
+    let byFilter = this.#fanouts.get(journal);
+    if (!byFilter) this.#fanouts.set(journal, (byFilter = new Map<string, LiveFanout>()));
+    let fanout = byFilter.get(filter);
+    // One without members holds nothing (no subscription), so it is kept for the next stream.
+    if (!fanout) byFilter.set(filter, (fanout = new LiveFanout(journal, keep)));
+    return fanout;
+  }
 
   /** Tracks `writer` until it closes. */
   add(writer: SseWriter): void {
