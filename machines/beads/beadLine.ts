@@ -4,15 +4,15 @@
  *
  * Only lines that are certainly JSON (the journal's index holds them: its open scan checked them, or it
  * wrote them) are given here, and the read is conservative: whatever it cannot settle exactly as
- * `JSON.parse` plus the catalogue check would (escapes, whitespace, repeated keys, a `bead.created`, whose
- * whole bead a replay needs, and any payload that is not plainly valid) answers undefined, and the caller
+ * `JSON.parse` plus the catalogue check would (escapes, whitespace, repeated keys, a `bead.created` with
+ * metadata, whose whole bead a replay needs, and any payload that is not plainly valid) answers undefined, and the caller
  * parses the line. So a damaged record always goes the parsed way, and is reported there.
  */
 
 /** A line read from its bytes: its seq, its `bead.*` state type (undefined: another family's event) and bead id. */
 export interface BeadLine {
   seq: number;
-  type: 'bead.updated' | 'bead.closed' | 'bead.deleted' | undefined;
+  type: 'bead.created' | 'bead.updated' | 'bead.closed' | 'bead.deleted' | undefined;
   /** The bead's id (a `bead.*` line only). */
   id: string;
 }
@@ -37,13 +37,14 @@ const KEY_PAYLOAD = bytes('payload');
 const KEY_BEAD = bytes('bead');
 const KEY_ID = bytes('id');
 const KEY_ISSUE_TYPE = bytes('issue_type');
+const KEY_METADATA = bytes('metadata');
 const BEAD_DOT = bytes('bead.');
 const STATE_TYPES = [
+  ['bead.created', bytes('bead.created')],
   ['bead.updated', bytes('bead.updated')],
   ['bead.closed', bytes('bead.closed')],
   ['bead.deleted', bytes('bead.deleted')],
 ] as const;
-const CREATED = bytes('bead.created');
 
 /** True when `buf[start, end)` holds exactly `word`. */
 function equals(buf: Buffer, start: number, end: number, word: Uint8Array): boolean {
@@ -95,17 +96,16 @@ function skipValue(buf: Buffer, i: number, end: number): number {
   return i < end ? i : -1;
 }
 
+const TOP = 0;
+const PAYLOAD = 1;
+const BEAD = 2;
+
 /**
- * Walks the members of the object whose `{` is at `i`, calling `member(keyStart, keyEnd, valueStart)`,
- * which answers where the value ends (or -1 to give up). Answers where the object ends, or -1 for
- * anything but a plain compact object (escaped keys, whitespace).
+ * Walks the members of the object whose `{` is at `i` at `level` (the event, its payload, the bead),
+ * handing each to that level's reader, which answers where the value ends (or -1 to give up). Answers
+ * where the object ends, or -1 for anything but a plain compact object (escaped keys, whitespace).
  */
-function members(
-  buf: Buffer,
-  i: number,
-  end: number,
-  member: (keyStart: number, keyEnd: number, value: number) => number,
-): number {
+function members(buf: Buffer, i: number, end: number, level: number): number {
   if (buf[i] !== OPEN_OBJECT) return -1;
   i++;
   if (buf[i] === CLOSE_OBJECT) return i + 1;
@@ -113,7 +113,11 @@ function members(
     if (buf[i] !== QUOTE) return -1;
     const keyEnd = skipString(buf, i, end);
     if (keyEnd < 0 || !plain(buf, i, keyEnd) || buf[keyEnd] !== COLON) return -1;
-    i = member(i + 1, keyEnd - 1, keyEnd + 1);
+    const key = i + 1;
+    const value = keyEnd + 1;
+    if (level === TOP) i = topMember(buf, key, keyEnd - 1, value, end);
+    else if (level === PAYLOAD) i = payloadMember(buf, key, keyEnd - 1, value, end);
+    else i = beadMember(buf, key, keyEnd - 1, value, end);
     if (i < 0 || i >= end) return -1;
     const c = buf[i++];
     if (c === CLOSE_OBJECT) return i;
@@ -125,11 +129,14 @@ function members(
 let seq = -1;
 let typeStart = -1;
 let typeEnd = -1;
-let payload = -1;
+/** The payload was seen, and is exactly `{"bead":{…}}` with a plain string id and a string issue_type if any. */
+let payloadSeen = false;
+let payloadOk = false;
 let idStart = -1;
 let idEnd = -1;
 let issueType = false;
-let beads = 0;
+/** The bead has a `metadata` member (where a keyed create records its key). */
+let metadata = false;
 
 function topMember(buf: Buffer, key: number, keyEnd: number, value: number, end: number): number {
   if (equals(buf, key, keyEnd, KEY_SEQ)) {
@@ -151,9 +158,25 @@ function topMember(buf: Buffer, key: number, keyEnd: number, value: number, end:
     return close;
   }
   if (equals(buf, key, keyEnd, KEY_PAYLOAD)) {
-    if (payload !== -1) return -1;
-    payload = value;
+    if (payloadSeen) return -1;
+    payloadSeen = true;
+    // Read in the one walk over it; anything unusual is only "not plainly a bead payload".
+    if (buf[value] === OPEN_OBJECT) {
+      payloadOk = true;
+      const close = members(buf, value, end, PAYLOAD);
+      if (close >= 0) return close;
+    }
+    payloadOk = false;
   }
+  return skipValue(buf, value, end);
+}
+
+function payloadMember(buf: Buffer, key: number, keyEnd: number, value: number, end: number): number {
+  if (payloadOk && idStart === -1 && !issueType && equals(buf, key, keyEnd, KEY_BEAD)) {
+    const close = members(buf, value, end, BEAD);
+    if (close >= 0 && idStart !== -1) return close;
+  }
+  payloadOk = false;
   return skipValue(buf, value, end);
 }
 
@@ -169,6 +192,8 @@ function beadMember(buf: Buffer, key: number, keyEnd: number, value: number, end
   } else if (equals(buf, key, keyEnd, KEY_ISSUE_TYPE)) {
     if (issueType || buf[value] !== QUOTE) return -1;
     issueType = true;
+  } else if (equals(buf, key, keyEnd, KEY_METADATA)) {
+    metadata = true;
   }
   return close;
 }
@@ -179,25 +204,19 @@ function beadMember(buf: Buffer, key: number, keyEnd: number, value: number, end
  * otherwise; allocates only the id.
  */
 export function beadLineOf(buf: Buffer, start: number, end: number): BeadLine | undefined {
-  seq = typeStart = typeEnd = payload = idStart = idEnd = -1;
-  issueType = false;
-  beads = 0;
-  const top = members(buf, start, end, (k, ke, v) => topMember(buf, k, ke, v, end));
+  seq = typeStart = typeEnd = idStart = idEnd = -1;
+  payloadSeen = payloadOk = issueType = metadata = false;
+  const top = members(buf, start, end, TOP);
   if (top !== end || seq === -1 || typeStart === -1) return undefined;
   // Not a bead.* type at all: another family's event, which the model only counts.
   if (!startsWith(buf, typeStart, typeEnd, BEAD_DOT)) return answer(undefined, '');
   const state = STATE_TYPES.find(([, word]) => equals(buf, typeStart, typeEnd, word))?.[0];
-  if (state === undefined) {
-    // bead.created needs the whole bead; other bead.* types (claim_rejected…) are notices.
-    return equals(buf, typeStart, typeEnd, CREATED) ? undefined : answer(undefined, '');
-  }
+  // Other bead.* types (claim_rejected…) are notices.
+  if (state === undefined) return answer(undefined, '');
   // The catalogue's BeadEventPayload: exactly `{"bead":{…}}`, the bead with a string id.
-  if (payload === -1) return undefined;
-  const closed = members(buf, payload, end, (k, ke, v) => {
-    if (!equals(buf, k, ke, KEY_BEAD) || beads++ > 0) return -1;
-    return members(buf, v, end, (bk, bke, bv) => beadMember(buf, bk, bke, bv, end));
-  });
-  if (closed < 0 || beads !== 1 || idStart === -1) return undefined;
+  if (!payloadOk || idStart === -1) return undefined;
+  // A create with metadata may record an idempotency key: the replay needs that bead whole.
+  if (state === 'bead.created' && metadata) return undefined;
   return answer(state, buf.toString('latin1', idStart, idEnd));
 }
 

@@ -84,8 +84,8 @@ export class BeadReplay {
       // Only a bead new to the model can carry an id the counter has not passed.
       const n = idNumber(id, this.#model.prefix);
       if (n !== undefined && n >= this.#model.nextNumber) this.#model.nextNumber = n + 1;
-      // A bead.created line is always parsed (beadLineOf leaves it), so its bead is here.
-      if (type === 'bead.created') this.#recordIdempotency(bead!);
+      // A create read from its bytes has no metadata (beadLineOf leaves those), so records no key.
+      if (type === 'bead.created' && bead) this.#recordIdempotency(bead);
     }
   }
 
