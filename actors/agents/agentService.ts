@@ -26,6 +26,7 @@ import {
   templateOf,
   type AgentTemplate,
 } from '../../machines/agents/templates.ts';
+import { routedDemand } from '../../machines/agents/routedDemand.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
 import { configWriterFor, settlePendingWrite, type ConfigWriter } from '../config/configWriter.ts';
@@ -116,11 +117,15 @@ export class AgentService implements AgentApi {
   async #reconcile(): Promise<void> {
     const templates = this.templates();
     await Promise.all(templates.filter((t) => t.scaleCheck).map((t) => this.#scaleCheck(t)));
+    // A template without a scale check wants a session per piece of work routed to it (upstream's default).
+    const routed = routedDemand(this.opts.store.model, this.#now());
+    const demand = new Map(this.#demand);
+    for (const t of templates) if (!t.scaleCheck) demand.set(t.qualified, routed.get(t.qualified) ?? 0);
     const actions = awakeSet({
       templates,
       named: this.opts.sessions.config.namedSessions ?? [],
       sessions: this.#facts(),
-      demand: this.#demand,
+      demand,
     });
     if (this.#stopped) return;
     // Creates go together (one group-committed round); closes stop runtimes, each on its own.

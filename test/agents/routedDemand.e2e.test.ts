@@ -1,0 +1,116 @@
+/**
+ * Upstream's default pool demand end to end (real supervisor, real tmux, the mock agent): a template with
+ * no `scale_check` runs one session per piece of work routed to it (`gc.routed_to`) that nobody holds, within
+ * its bounds, and its idle surplus goes once the work is done. A sling wakes the agent it routes to.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
+import { beadStoreService } from '../../actors/defaultCityServices.ts';
+import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
+import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
+import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
+
+const CITY = 'docks';
+const base = `/v0/city/${CITY}`;
+
+function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (!hasTmux()) {
+  if (process.env.CI) t.fail('tmux is not on PATH; CI must install it (.ci/run)');
+  else t.plan(0, 'tmux is not on PATH: routed demand is not tested end to end here');
+} else {
+  t.test(
+    'work routed to a pool wakes one session per piece, and the surplus goes when it is done',
+    async (t) => {
+      const first = await startTestSupervisor(t, { tickMs: 200 });
+      const services = [
+        beadStoreService,
+        sessionServiceFactory({
+          runtime: 'tmux',
+          thresholds: { tickMs: 150 },
+          env: { GC_MOCK_LOG_DIR: join(first.root, 'agent-logs') },
+        }),
+        agentServiceFactory,
+      ];
+      await first.close();
+      const start = () =>
+        startTestSupervisor(t, {
+          tickMs: 200,
+          root: first.root,
+          options: { services, host: fakeHost(first.home, { bins: ['sh', 'node'] }) },
+        });
+      let s = await start();
+      t.teardown(() => {
+        try {
+          execFileSync('tmux', ['-L', tmuxSocketFor(CITY, s.gcHome), 'kill-server'], { stdio: 'ignore' });
+        } catch {
+          // no server left
+        }
+      });
+      const dir = join(s.home, CITY);
+      const created = await s.call('POST', '/v0/city', { dir, provider: 'mock' });
+      t.equal(
+        (await waitForTerminal(s.log, created.body.request_id, 20_000)).type,
+        'request.result.city.create',
+      );
+      await s.close();
+      appendFileSync(
+        join(dir, 'city.toml'),
+        [
+          '',
+          '[[agent]]',
+          'name = "polecat"',
+          'provider = "mock"',
+          'max_active_sessions = 2',
+          '',
+          '[[agent]]',
+          'name = "scout"',
+          'provider = "mock"',
+          '',
+        ].join('\n'),
+      );
+      s = await start();
+      await eventually(async () => (await s.call('GET', `${base}/agents`)).status === 200, 20_000);
+      type View = { name: string; running: boolean };
+      const running = async () =>
+        (((await s.call('GET', `${base}/agents`)).body.items ?? []) as View[])
+          .filter((a) => a.running)
+          .map((a) => a.name)
+          .sort();
+      t.same(await running(), [], 'no work, no sessions (both minimums are 0)');
+
+      // Three pieces of work routed to the pool: two sessions (its maximum).
+      const ids: string[] = [];
+      for (const title of ['a', 'b', 'c']) {
+        const r = await s.call('POST', `${base}/beads`, { title, metadata: { 'gc.routed_to': 'polecat' } });
+        t.equal(r.status, 201, JSON.stringify(r.body));
+        ids.push(r.body.id as string);
+      }
+      await eventually(async () => JSON.stringify(await running()) === '["polecat-1","polecat-2"]', 30_000);
+      t.pass('the pool runs one session per routed piece of work, up to its maximum');
+
+      // A sling routes a bead to the singleton: it wakes.
+      const bead = await s.call('POST', `${base}/beads`, { title: 'look around' });
+      const slung = await s.call('POST', `${base}/sling`, { target: 'scout', bead: bead.body.id });
+      t.ok(slung.status < 300, `sling: ${slung.status} ${JSON.stringify(slung.body)}`);
+      await eventually(async () => (await running()).includes('scout'), 30_000);
+      t.pass('a sling wakes the agent it routes to');
+
+      // The work is done: the pool's idle sessions go.
+      for (const id of ids) t.equal((await s.call('POST', `${base}/bead/${id}/close`)).status, 200);
+      await eventually(async () => !(await running()).some((n) => n.startsWith('polecat')), 30_000);
+      t.pass('with no routed work left, the idle pool sessions are closed');
+      await s.close();
+    },
+  );
+}
