@@ -436,6 +436,13 @@ async function main(): Promise<void> {
           [round(parseMs / 1000), 'read + JSON.parse every line'],
           '≤ 5 s for 1M',
         ),
+        fig(
+          `start-up of a city with ${sizes.fold_events} bead events, no snapshot, CPU time`,
+          round(cold.total_cpu_ms / 1000),
+          's',
+          [round(parse.cpu_ms / 1000), 'read + JSON.parse every line, CPU time'],
+          '≤ 1.2 × floor',
+        ),
         fig(`start-up of the same city from its snapshot`, round(warm.total_ms / 1000), 's', [
           round(parseMs / 1000),
           'read + JSON.parse every line',
