@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
@@ -57,7 +58,7 @@ export function svcProxyRoutes(app: FastifyInstance, deps: AppDeps): void {
   );
 
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (!svcTarget(req.url ?? '')) return; // not ours: another upgrade handler, or none
+    if (!svcTarget(req.url ?? '')) return servePlainly(app.server, req, socket, head);
     const refuse = (p: Problem): void => {
       const body = JSON.stringify(p);
       socket.end(
@@ -78,4 +79,19 @@ export function svcProxyRoutes(app: FastifyInstance, deps: AppDeps): void {
       () => socket.destroy(),
     );
   });
+}
+
+/**
+ * Node hands every request that carries `Upgrade` to the `upgrade` listeners and never to `request`, so
+ * without this a `GET /v0/cities` with `Upgrade: websocket` would hang. Only `/svc/` paths upgrade; any
+ * other is served as the plain request it also is (a server may ignore Upgrade: RFC 9110 §7.8), then the
+ * connection closes.
+ */
+function servePlainly(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  if (head.length > 0) socket.unshift(head);
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.on('finish', () => socket.end());
+  server.emit('request', req, res);
 }
