@@ -9,6 +9,7 @@ import { ConflictError, UnavailableError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { newRequestId } from './requestIds.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
+import { requestHash } from '../beads/idempotency.ts';
 import {
   checkSuspend,
   decideAcceptRequest,
@@ -41,6 +42,10 @@ import type {
   SessionView,
   SubmitIntent,
 } from './sessionApi.ts';
+
+/** Metadata of a keyed create: the request id and event cursor of its first 202, answered to a retry. */
+const ACCEPT_REQUEST = 'gc.accept_request';
+const ACCEPT_CURSOR = 'gc.accept_cursor';
 
 export interface SessionServiceOptions {
   city: string;
@@ -222,10 +227,14 @@ export class SessionService implements SessionApi {
 
   async create(input: SessionCreateInput, ctx: MutationContext): Promise<Accepted> {
     this.#open();
-    return this.#once(`create:${ctx.idempotencyKey ?? ''}`, ctx, async () => {
+    {
       const template = resolveTemplate(this.#config, input.kind, input.name);
       const requestId = newRequestId();
       const cursor = this.index;
+      // Kept in the log with the session, so a retry after a restart or a failover finds the first 202.
+      const idempotency = ctx.idempotencyKey
+        ? { key: `session-create:${ctx.idempotencyKey}`, hash: requestHash(input) }
+        : undefined;
       const sessionKey = mintSessionKey(template);
       const metadata: Record<string, string> = {};
       if (template.kind === 'provider') metadata['gc.kind'] = 'provider';
@@ -234,9 +243,13 @@ export class SessionService implements SessionApi {
         metadata['template_overrides'] = JSON.stringify(input.options);
       }
       if (input.project_id) metadata['mc_project_id'] = input.project_id;
+      if (idempotency) {
+        metadata[ACCEPT_REQUEST] = requestId;
+        metadata[ACCEPT_CURSOR] = String(cursor);
+      }
       // `session_name` is upstream's deprecated spelling of alias.
       const alias = input.alias ?? (input as { session_name?: string }).session_name;
-      await this.book.decide(
+      const made = await this.book.decide(
         (m, c) =>
           decideCreateSession(
             m,
@@ -250,14 +263,21 @@ export class SessionService implements SessionApi {
               ...(sessionKey ? { sessionKey } : {}),
               requestId,
               metadata,
+              ...(idempotency ? { idempotency } : {}),
             },
             c,
           ),
         ctx.actor,
       );
+      const meta = this.opts.store.model.beads.get(made.id)?.bead.metadata;
+      const firstRequest = meta?.[ACCEPT_REQUEST];
+      if (idempotency && firstRequest && firstRequest !== requestId) {
+        // A retry of a keyed create: the first one's answer again, nothing new written.
+        return { status: 'accepted', request_id: firstRequest, event_cursor: meta?.[ACCEPT_CURSOR] ?? '0' };
+      }
       this.reconciler.poke();
       return { status: 'accepted', request_id: requestId, event_cursor: String(cursor) };
-    });
+    }
   }
 
   message(id: string, text: string, ctx: MutationContext): Promise<Accepted> {

@@ -123,6 +123,8 @@ export interface CreateSessionInput {
   origin?: 'manual' | 'ephemeral' | 'named';
   /** Extra metadata (mc_* keys, template_overrides, permission_mode). */
   metadata?: Meta;
+  /** A keyed create (`Idempotency-Key`): recorded with the bead, so a retry finds it after a restart too. */
+  idempotency?: { key: string; hash: string };
 }
 
 /** Is `alias` taken by another open session? */
@@ -141,6 +143,13 @@ export function decideCreateSession(
   input: CreateSessionInput,
   ctx: EventContext,
 ): Outcome<SessionRecord> {
+  // A retry of a keyed create answers the session it made (before the alias check, which it would fail).
+  const first = input.idempotency && model.idempotency.get(input.idempotency.key);
+  if (first) {
+    return first.hash === input.idempotency!.hash
+      ? accept(sessionOf(model.beads.get(first.bead.id)?.bead ?? first.bead))
+      : reject('idempotency_mismatch', 'Idempotency-Key reused with different request body');
+  }
   if (input.alias && aliasTaken(model, input.alias)) {
     return reject('conflict', `session alias ${input.alias} is in use`);
   }
@@ -167,7 +176,11 @@ export function decideCreateSession(
     labels: [SESSION_LABEL, `template:${input.template}`],
     metadata,
   };
-  const out = decideCreate(model, { type: 'CreateBead', input: body }, ctx);
+  const out = decideCreate(
+    model,
+    { type: 'CreateBead', input: body, ...(input.idempotency ? { idempotency: input.idempotency } : {}) },
+    ctx,
+  );
   if (!out.ok) return out;
   return accept(sessionOf(out.decision.result.bead), out.decision.event, out.decision.notices);
 }
