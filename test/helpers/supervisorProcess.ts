@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
+import { nodeChild } from './childEnv.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST_MAIN = join(ROOT, 'dist', 'http', 'main.js');
@@ -102,7 +103,7 @@ export async function startSupervisorProcess(
 
   const launch = async (): Promise<void> => {
     rmSync(infoFile, { force: true });
-    const proc = spawn(process.execPath, args, {
+    const proc = spawn(...nodeChild(args), {
       cwd: ROOT,
       env: {
         ...process.env,

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { nodeChild } from '../../helpers/childEnv.ts';
 
 /** The repository root (tests run the built `gc`, as a user would). */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -57,7 +58,7 @@ export function runGc(args: string[], opts: GcOptions = {}): Promise<GcResult> {
 
 /** Starts `gc` without waiting for it (for --follow and --watch). */
 export function spawnGc(args: string[], opts: GcOptions = {}): ChildProcess {
-  return spawn(process.execPath, [GC_BIN, ...args], {
+  return spawn(...nodeChild([GC_BIN, ...args]), {
     env: opts.env ?? process.env,
     cwd: opts.cwd ?? ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { GC_BIN, isolatedEnv, ROOT } from './gc.ts';
+import { nodeChild } from '../../helpers/childEnv.ts';
 
 /** A real supervisor run as `node bin/gc.js supervisor run` in a child process, with a private home. */
 export interface SupervisorProc {
@@ -63,7 +64,7 @@ export async function startSupervisorProc(
       ...(opts.natsUrl ? ['--nats-url', opts.natsUrl] : []),
       ...(opts.args ?? []),
     );
-    const proc = spawn(process.execPath, args, {
+    const proc = spawn(...nodeChild(args), {
       cwd: ROOT,
       env: isolatedEnv(home, opts.env ?? {}),
       stdio: ['ignore', 'ignore', 'pipe'],
