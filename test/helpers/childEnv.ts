@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+
 /**
  * How a test starts a Node process (`gc`, a supervisor) without tap's per-process hook: @tapjs/processinfo
  * wraps child_process and puts its loader back into every Node child's NODE_OPTIONS, which more than doubles
@@ -6,5 +8,10 @@
  * collected then (the suite does not gate on coverage).
  */
 export function nodeChild(args: string[]): [command: string, args: string[]] {
-  return ['env', ['-u', 'NODE_OPTIONS', process.execPath, ...args]];
+  // By absolute path: some tests run `gc` with a PATH that holds only their stubs.
+  return existsSync(ENV)
+    ? [ENV, ['-u', 'NODE_OPTIONS', process.execPath, ...args]]
+    : [process.execPath, args];
 }
+
+const ENV = '/usr/bin/env';
