@@ -123,22 +123,11 @@ export async function readPacks(
   const includes = tableOf(doc.workspace).includes;
   for (const [i, inc] of (Array.isArray(includes) ? includes : []).entries()) {
     const field = `workspace.includes[${i}]`;
-    if (typeof inc !== 'string' || inc === '') {
-      problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
-      continue;
+    const layer = await readIncludedPack(cityDir, inc, field, '; use [packs.<name>]', problems);
+    if (layer) {
+      layers.push(layer);
+      packs.push({ name: layer.name, path: inc as string });
     }
-    if (isRemoteSource(inc)) {
-      problems.push({
-        severity: 'warning',
-        file: 'city.toml',
-        field,
-        message: 'remote includes are not fetched; use [packs.<name>]',
-      });
-      continue;
-    }
-    const dir = resolve(cityDir, inc);
-    const layer = await readPack(cityDir, dir, basename(dir), field);
-    if (add(layer)) packs.push({ name: (layer as PackLayer).name, path: inc });
   }
   for (const pack of packSources(doc)) {
     const field = `packs.${pack.name}`;
@@ -199,26 +188,8 @@ export async function readRigPacks(
           ? (rig.includes as unknown[])
           : [rig.includes];
     for (const [j, inc] of includes.entries()) {
-      const field = `rigs[${i}].includes[${j}]`;
-      if (typeof inc !== 'string' || inc === '') {
-        problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
-        continue;
-      }
-      if (isRemoteSource(inc)) {
-        problems.push({
-          severity: 'warning',
-          file: 'city.toml',
-          field,
-          message: 'remote includes are not fetched',
-        });
-        continue;
-      }
-      const dir = resolve(cityDir, inc);
-      const layer = await readPack(cityDir, dir, basename(dir), field);
-      if ('severity' in layer) {
-        problems.push(layer);
-        continue;
-      }
+      const layer = await readIncludedPack(cityDir, inc, `rigs[${i}].includes[${j}]`, '', problems);
+      if (!layer) continue;
       if (tablesOf(layer.doc.service).length > 0)
         problems.push({
           severity: 'error',
@@ -226,7 +197,7 @@ export async function readRigPacks(
           field: 'service',
           message: `[[service]] is only allowed in city-scoped packs (rig ${rigName} includes this one)`,
         });
-      rebaseAgentPaths(layer.doc, dir, cityDir);
+      rebaseAgentPaths(layer.doc, resolve(cityDir, inc as string), cityDir);
       layers.push({ ...layer, rig: rigName });
     }
     for (const { binding, spec } of importsOf(rig)) {
@@ -275,4 +246,35 @@ async function readImport(
   }
   rebaseAgentPaths(layer.doc, dir, cityDir);
   return { ...layer, doc: bindPack(layer.doc, binding) };
+}
+
+/**
+ * The pack an `includes` entry names (a local directory), or undefined with a problem pushed: not a path
+ * (error), remote (warning: not fetched; `remoteHint` says what to use instead), or unreadable.
+ */
+async function readIncludedPack(
+  cityDir: string,
+  inc: unknown,
+  field: string,
+  remoteHint: string,
+  problems: ConfigProblem[],
+): Promise<PackLayer | undefined> {
+  if (typeof inc !== 'string' || inc === '') {
+    problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
+    return undefined;
+  }
+  if (isRemoteSource(inc)) {
+    problems.push({
+      severity: 'warning',
+      file: 'city.toml',
+      field,
+      message: `remote includes are not fetched${remoteHint}`,
+    });
+    return undefined;
+  }
+  const dir = resolve(cityDir, inc);
+  const layer = await readPack(cityDir, dir, basename(dir), field);
+  if (!('severity' in layer)) return layer;
+  problems.push(layer);
+  return undefined;
 }
