@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Formula, FormulaProblem } from '../../machines/formulas/formula.ts';
 import { parseFormula } from '../../machines/formulas/parseFormula.ts';
+import { cityFormulaLayers, type LayerDir } from './formulaLayers.ts';
 
 /** Canonical `<name>.toml` and legacy `<name>.formula.toml` (upstream's names). */
 const LEGACY = '.formula.toml';
@@ -22,19 +23,23 @@ export interface FormulaScan {
 }
 
 /**
- * The city's formulas, read from its formula directory (`<city>/formulas/`, upstream's layout) on every
- * call, so an edited file is seen at once. Within the directory `<name>.toml` beats `<name>.formula.toml`.
- * Effects: reads the directory and files; never writes.
+ * A city's formulas, read from its formula layers (lowest priority first; a later layer's file shadows an
+ * earlier one's by name) on every call, so an edited file or pack is seen at once. Within a directory
+ * `<name>.toml` beats `<name>.formula.toml`. Effects: reads the directories and files; never writes.
  */
 export class FormulaLibrary {
   /** The last parse of each file with the text it came from: an unchanged file is not parsed again. */
   readonly #parsed = new Map<string, { text: string; result: ReturnType<typeof parseFormula> }>();
+  readonly #dirs: () => Promise<readonly LayerDir[]>;
 
-  constructor(readonly dirs: readonly { path: string; label: string }[]) {}
+  /** `dirs`: the layers, or how to find them at each call (they follow the city's config). */
+  constructor(dirs: readonly LayerDir[] | (() => Promise<readonly LayerDir[]>)) {
+    this.#dirs = typeof dirs === 'function' ? dirs : () => Promise.resolve(dirs);
+  }
 
-  /** The library of a city directory: its `formulas/` directory. */
+  /** The library of a city directory: its packs' `formulas/` directories, then its `[formulas].dir`. */
   static forCity(cityPath: string): FormulaLibrary {
-    return new FormulaLibrary([{ path: join(cityPath, 'formulas'), label: 'formulas' }]);
+    return new FormulaLibrary(async () => (await cityFormulaLayers(cityPath)).map((l) => l.formulas));
   }
 
   /** Every formula file by name (the later directory wins), parsed; the broken ones apart. */
@@ -50,12 +55,17 @@ export class FormulaLibrary {
     return { formulas, broken };
   }
 
-  /** The formula `name`: undefined when there is no such file, its problems when it does not parse. */
+  /**
+   * The formula `name`: undefined when there is no such file, its problems when it does not parse. With
+   * `layer` (a formula directory), that directory alone is searched, as upstream compiles an order's
+   * formula from the order's own layer.
+   */
   async load(
     name: string,
+    layer?: string,
   ): Promise<{ ok: true; formula: Formula } | { ok: false; problems: FormulaProblem[] } | undefined> {
     if (!NAME.test(name)) return undefined;
-    const file = (await this.#files()).get(name);
+    const file = (await this.#files(layer)).get(name);
     return file ? this.#read(name, file) : undefined;
   }
 
@@ -69,9 +79,10 @@ export class FormulaLibrary {
     return result;
   }
 
-  async #files(): Promise<Map<string, { path: string; shown: string }>> {
+  async #files(only?: string): Promise<Map<string, { path: string; shown: string }>> {
     const out = new Map<string, { path: string; shown: string; canonical: boolean }>();
-    for (const dir of this.dirs) {
+    for (const dir of await this.#dirs()) {
+      if (only !== undefined && dir.path !== only) continue;
       let entries: string[];
       try {
         entries = await readdir(dir.path);

@@ -28,6 +28,8 @@ export interface CookRequest {
   actor?: string;
   /** Events to append in the same batch (an order's tracking bead and notices). */
   extra?: ExtraEvents;
+  /** Search this formula directory alone (an order's own layer), not every layer of the city. */
+  layer?: string;
 }
 
 /** The problems of a formula file as a 422 naming each file, line and field. */
@@ -42,7 +44,7 @@ export function invalidFormula(name: string, problems: readonly FormulaProblem[]
 }
 
 /**
- * One city's formulas and workflows: formulas read from its formula directory, cooked into molecules on
+ * One city's formulas and workflows: formulas read from its formula layers (packs, then its own), cooked into molecules on
  * its bead store (one decision, one batch), workflows read from and torn down on the store.
  * Every method throws NotFoundError for an unknown formula or workflow and ValidationError (422) for a
  * formula that does not parse or compile, before anything is written.
@@ -54,9 +56,12 @@ export class FormulaService {
     readonly store: BeadStore,
   ) {}
 
-  /** The formula `name`, parsed. @throws NotFoundError, ValidationError (422 `invalid_formula`). */
-  async formula(name: string): Promise<Formula> {
-    const loaded = await this.library.load(name);
+  /**
+   * The formula `name`, parsed (from `layer` alone when given).
+   * @throws NotFoundError, ValidationError (422 `invalid_formula`).
+   */
+  async formula(name: string, layer?: string): Promise<Formula> {
+    const loaded = await this.library.load(name, layer);
     if (!loaded || (loaded.ok && loaded.formula.type !== 'workflow'))
       throw new NotFoundError(`formula ${name} not found`);
     if (!loaded.ok) throw invalidFormula(name, loaded.problems);
@@ -83,8 +88,9 @@ export class FormulaService {
     vars: Record<string, string>,
     strict: boolean,
     title?: string,
+    layer?: string,
   ): Promise<{ formula: Formula; recipe: Recipe }> {
-    const formula = await this.formula(name);
+    const formula = await this.formula(name, layer);
     const compiled = compileFormula(formula, vars, { strict, ...(title ? { title } : {}) });
     if (!compiled.ok) {
       const { kind, variable, message } = compiled.problem;
@@ -104,7 +110,7 @@ export class FormulaService {
 
   /** Cooks `name` into a molecule: its whole bead graph as one batch. */
   async cook(name: string, req: CookRequest = {}): Promise<CookResult> {
-    const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title);
+    const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title, req.layer);
     const options: CookOptions = { city: this.city };
     if (req.target) options.target = req.target;
     if (req.rootLabels) options.rootLabels = req.rootLabels;

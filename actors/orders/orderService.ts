@@ -4,6 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BeadStore } from '../beads/beadStore.ts';
 import { NotFoundError } from '../errors.ts';
+import { cityFormulaLayers, type LayerDir } from '../formulas/formulaLayers.ts';
 import type { FormulaService } from '../formulas/formulaService.ts';
 import type { JournalEvent } from '../journal/journal.ts';
 import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
@@ -60,7 +61,30 @@ export interface OrderServiceOptions {
 }
 
 /**
- * One city's orders and their scheduler. Orders are read from `<city>/orders/<name>.toml`. What has
+ * The order files of one `orders/` directory by name: `<name>.toml` beats the legacy `<name>.order.toml`.
+ * A missing directory has none. Effects: reads the directory.
+ */
+async function orderFiles(dir: LayerDir): Promise<Map<string, { path: string; shown: string }>> {
+  let entries: string[];
+  try {
+    entries = (await readdir(dir.path)).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw err;
+  }
+  const out = new Map<string, { path: string; shown: string }>();
+  for (const entry of entries) {
+    if (!entry.endsWith('.toml')) continue;
+    const name = entry.replace(/(\.order)?\.toml$/, '');
+    if (out.has(name) && entry.endsWith('.order.toml')) continue;
+    out.set(name, { path: join(dir.path, entry), shown: `${dir.label}/${entry}` });
+  }
+  return out;
+}
+
+/**
+ * One city's orders and their scheduler. Orders are read from the `orders/` directory beside each of the
+ * city's formula layers (its packs', then `<city>/orders/`), each cooked from its own layer. What has
  * happened is only in the city log: each firing (and each recorded skip of missed slots) is one batch
  * through the bead store — tracking bead, cooked molecule, `order.fired` — so after a restart the
  * scheduler rebuilds each order's last slot from the beads and fires no slot twice. Enable/disable are
@@ -75,8 +99,10 @@ export class OrderService {
   readonly #since = new Map<string, number>();
   /** A cron order not due before `until` while its last slot is still `after` (skipped by the tick). */
   readonly #notBefore = new Map<string, { after: number | undefined; until: number }>();
-  /** The text each order was parsed from. */
+  /** The file and text each order was parsed from. */
   readonly #texts = new Map<string, string>();
+  /** The formula layer each order was read beside: its formula is cooked from that directory alone. */
+  readonly #layers = new Map<string, string>();
   readonly #newestSeq = new Map<string, number>();
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
   #timer: NodeJS.Timeout | undefined;
@@ -153,32 +179,34 @@ export class OrderService {
     }
   }
 
-  /** Re-reads `orders/`; an unchanged file keeps its order (and what the tick knows of it). Effects: reads files. */
+  /**
+   * Re-reads the `orders/` directory of every formula layer (a later layer's order replaces an earlier one
+   * of the same name); an unchanged file keeps its order (and what the tick knows of it). Effects: reads
+   * city.toml, the packs and the order files.
+   */
   async reload(): Promise<void> {
-    const dir = join(this.path, 'orders');
-    let entries: string[] = [];
-    try {
-      entries = (await readdir(dir)).sort();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const files = new Map<string, { path: string; shown: string; layer: string }>();
+    for (const layer of await cityFormulaLayers(this.path)) {
+      for (const [name, file] of await orderFiles(layer.orders))
+        files.set(name, { ...file, layer: layer.formulas.path });
     }
     const orders = new Map<string, Order>();
     const broken: { name: string; problems: FormulaProblem[] }[] = [];
-    for (const entry of entries) {
-      if (!entry.endsWith('.toml')) continue;
-      const name = entry.replace(/(\.order)?\.toml$/, '');
-      if (orders.has(name) && entry.endsWith('.order.toml')) continue;
-      const text = await readFile(join(dir, entry), 'utf8');
+    for (const name of [...files.keys()].sort()) {
+      const file = files.get(name)!;
+      const text = await readFile(file.path, 'utf8');
+      const key = `${file.shown}\0${text}`;
       const known = this.#orders.get(name);
-      if (known && this.#texts.get(name) === text) {
+      if (known && this.#texts.get(name) === key) {
         orders.set(name, known);
         continue;
       }
       this.#notBefore.delete(name);
-      const parsed = parseOrder(name, `orders/${entry}`, text);
+      const parsed = parseOrder(name, file.shown, text);
       if (parsed.ok) {
         orders.set(name, parsed.order);
-        this.#texts.set(name, text);
+        this.#texts.set(name, key);
+        this.#layers.set(name, file.layer);
       } else broken.push({ name, problems: parsed.problems });
     }
     this.#orders = orders;
@@ -190,6 +218,7 @@ export class OrderService {
   /** Replaces the orders (the benchmark's 10,000 without files). */
   setOrders(orders: Iterable<Order>): void {
     this.#orders = new Map([...orders].map((o) => [o.scopedName, o]));
+    this.#layers.clear();
     for (const order of this.#orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#notBefore.clear();
@@ -334,8 +363,10 @@ export class OrderService {
     let tracking: { id: string } | undefined;
     if (order.formula && f.slot !== undefined && f.failed === undefined) {
       const pool = order.pool;
+      const layer = this.#layers.get(order.scopedName);
       await this.formulas.cook(order.formula, {
         actor: 'controller',
+        ...(layer ? { layer } : {}),
         rootLabels: [OrderLabel.run(order.scopedName)],
         ...(pool ? { target: pool } : {}),
         extra: (root, next, ctx) => firingRecords(f, this.store.model.prefix, next, ctx, root),

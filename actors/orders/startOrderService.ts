@@ -35,7 +35,7 @@ export async function patrolIntervalMs(cityPath: string): Promise<number> {
 }
 
 /**
- * Starts a city's orders: folds its log (enable/disable), reads `orders/`, rebuilds each order's last slot
+ * Starts a city's orders: folds its log (enable/disable), reads its layers' `orders/`, rebuilds each order's last slot
  * from the beads, and ticks the scheduler until stopped. Effects: reads files and the log; a timer; writes
  * through the bead store when an order fires.
  * @throws UnavailableError without the bead store or the formulas service.
