@@ -5,9 +5,8 @@
  * An agent is addressed by its qualified name: `base` for a city-scoped agent, `dir/base` for a rig's.
  */
 
-/** Upstream's agent states (computed on read from config and the runtime). */
-export const AGENT_STATES = ['suspended', 'quarantined', 'stopped', 'working', 'waiting', 'idle'] as const;
-export type AgentState = (typeof AGENT_STATES)[number];
+/** Upstream's agent states (computed on read from config and the runtime); the agent machine's states. */
+export { AGENT_STATES, type AgentState } from '../../machines/agents/agent.machine.ts';
 
 /** Upstream AgentResponse. */
 export interface AgentView {

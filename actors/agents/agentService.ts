@@ -11,6 +11,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { AgentConfig } from '../cityConfig.ts';
 import type { Logger } from '../logger.ts';
 import type { LogRuntime } from '../logRuntime/logRuntime.ts';
+import type { ActorObserver } from '../inspect/actorObserver.ts';
+import { AgentActorReporter } from '../inspect/agentActors.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import type { SessionService } from '../sessions/sessionService.ts';
 import { builtinPresets } from '../sessions/runtime/presets.ts';
@@ -28,6 +30,7 @@ import {
 } from '../../machines/agents/templates.ts';
 import { routedDemand } from '../../machines/agents/routedDemand.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
+import type { SeenRuntime } from '../../machines/sessions/plan.ts';
 import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
 import { configWriterFor, settlePendingWrite, type ConfigWriter } from '../config/configWriter.ts';
 import { putPatch } from '../config/patchEdits.ts';
@@ -54,6 +57,8 @@ export interface AgentServiceOptions {
   now?: () => number;
   /** A scale check that runs longer is ignored for that tick. */
   scaleCheckTimeoutMs?: number;
+  /** The inspection hub: when set, the agents are shown to it as actors of the agent machine. */
+  observer?: ActorObserver;
 }
 
 export class AgentService implements AgentApi {
@@ -65,11 +70,13 @@ export class AgentService implements AgentApi {
   #stopped = false;
   /** The last answer of each pool's scale check. */
   readonly #demand = new Map<string, number>();
+  readonly #reporter: AgentActorReporter | undefined;
 
   constructor(private readonly opts: AgentServiceOptions) {
     this.#writer = configWriterFor(opts.path, opts.city);
     this.#transcripts = new SessionTranscripts(opts.sessions);
     this.#now = opts.now ?? Date.now;
+    this.#reporter = opts.observer ? new AgentActorReporter(opts.city, opts.observer) : undefined;
   }
 
   get index(): number {
@@ -98,6 +105,16 @@ export class AgentService implements AgentApi {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     await this.#pass;
+    this.#reporter?.stop();
+  }
+
+  /**
+   * Shows the agents as they are now to the inspection hub. From the sessions' last look at the runtime
+   * (their tick keeps it fresh), so it costs no runtime call: a walk over the templates and open sessions.
+   */
+  #reportAgents(): void {
+    if (!this.#reporter || this.#stopped) return;
+    this.#reporter.refresh(this.#viewsFrom(this.opts.sessions.reconciler.seen));
   }
 
   /** Runs an awake pass now (or after the running one). */
@@ -114,7 +131,16 @@ export class AgentService implements AgentApi {
     await this.#reconcile();
   }
 
+  /** An awake pass, then the agents as it left them shown (also when it failed part-way). */
   async #reconcile(): Promise<void> {
+    try {
+      await this.#awake();
+    } finally {
+      this.#reportAgents();
+    }
+  }
+
+  async #awake(): Promise<void> {
     const templates = this.templates();
     await Promise.all(templates.filter((t) => t.scaleCheck).map((t) => this.#scaleCheck(t)));
     // A template without a scale check wants a session per piece of work routed to it (upstream's default).
@@ -204,11 +230,25 @@ export class AgentService implements AgentApi {
     throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
   }
 
-  /** One view per instance: a singleton's one, a bounded pool's slots, an unbounded pool's sessions. */
   async #views(peek: boolean): Promise<AgentView[]> {
     const sessions = this.opts.sessions;
     const seen = await sessions.reconciler.observe(1000).catch(() => sessions.reconciler.seen);
-    const open = sessions.book.openSessions();
+    const views = this.#viewsFrom(seen);
+    if (!peek) return views;
+    for (const view of views) {
+      if (!view.session) continue;
+      try {
+        view.last_output = await sessions.runtime.peek(view.session.name, 5);
+      } catch {
+        // gone meanwhile: no preview
+      }
+    }
+    return views;
+  }
+
+  /** One view per instance: a singleton's one, a bounded pool's slots, an unbounded pool's sessions. */
+  #viewsFrom(seen: ReadonlyMap<string, SeenRuntime>): AgentView[] {
+    const open = this.opts.sessions.book.openSessions();
     const now = this.#now();
     const views: AgentView[] = [];
     for (const t of this.templates()) {
@@ -220,20 +260,19 @@ export class AgentService implements AgentApi {
           : [...new Set(mine.map((s) => s.alias))].filter(Boolean).sort();
       for (const name of instances) {
         const s = mine.find((x) => x.alias === name) ?? (t.pool ? undefined : mine[0]);
-        views.push(await this.#view(t, name, s, s ? seen.get(s.sessionName) : undefined, now, peek));
+        views.push(this.#view(t, name, s, s ? seen.get(s.sessionName) : undefined, now));
       }
     }
     return views;
   }
 
-  async #view(
+  #view(
     t: AgentTemplate,
     name: string,
     s: SessionRecord | undefined,
-    rt: { running: boolean; lastActivity: number; token?: string } | undefined,
+    rt: SeenRuntime | undefined,
     now: number,
-    peek: boolean,
-  ): Promise<AgentView> {
+  ): AgentView {
     // Running means started and ready (active), not a runtime still showing its start-up.
     const running =
       s?.state === 'active' &&
@@ -269,13 +308,6 @@ export class AgentService implements AgentApi {
     if (s && running) {
       view.session = { name: s.sessionName, attached: false };
       if (rt && rt.lastActivity > 0) view.session.last_activity = new Date(rt.lastActivity).toISOString();
-      if (peek) {
-        try {
-          view.last_output = await this.opts.sessions.runtime.peek(s.sessionName, 5);
-        } catch {
-          // gone meanwhile: no preview
-        }
-      }
     }
     return view;
   }
@@ -435,6 +467,7 @@ export class AgentService implements AgentApi {
       };
     });
     this.opts.sessions.setConfig(next.city);
+    this.#reportAgents();
   }
 
   /** A builtin provider, or one the city defines (`[providers.<name>]`). */

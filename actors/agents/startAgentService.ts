@@ -27,6 +27,7 @@ export const agentServiceFactory: CityServiceFactory = {
       sessions,
       log: city.log,
       logger: city.logger ?? defaultLogger(),
+      ...(city.observer ? { observer: city.observer } : {}),
     });
     await service.startService();
     return { service, stop: () => service.stopService() };

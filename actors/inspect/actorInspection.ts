@@ -12,7 +12,10 @@ export interface InspectorTarget {
 
 /** One machine actor as the hub knows it. */
 export interface MachineActorEntry {
-  /** `supervisor`, `city:<name>`, `request:<request_id>`, or `<machine id>:<n>`. */
+  /**
+   * `supervisor`, `city:<name>`, `request:<request_id>`, `session:<city>/<id>`, `agent:<city>/<name>`,
+   * `scheduler:<city>`, or `<machine id>:<n>`.
+   */
   readonly id: string;
   /** The machine's id: `supervisor`, `city`, `request`, … */
   readonly kind: string;
@@ -36,20 +39,25 @@ export function machineActorId(actor: ObservedActor, fallback: () => string): st
   if (kind === 'session' && typeof context?.['city'] === 'string' && typeof context['id'] === 'string') {
     return `session:${context['city']}/${context['id']}`;
   }
+  if (kind === 'agent' && typeof context?.['city'] === 'string' && typeof context['name'] === 'string') {
+    return `agent:${context['city']}/${context['name']}`;
+  }
   // One per city: named after it.
   if (kind === 'scheduler' && typeof context?.['city'] === 'string') return `scheduler:${context['city']}`;
   return `${kind}:${fallback()}`;
 }
 
+/** The machines whose actors belong to one city (their context names it). */
+const CITY_OWN = new Set(['session', 'agent', 'scheduler']);
+
 /**
- * Where an actor hangs in the inspector's tree: a city's own actors (sessions, its scheduler) under the
- * city, the rest under the supervisor.
+ * Where an actor hangs in the inspector's tree: a city's own actors (sessions, agents, its scheduler) under
+ * the city, the rest under the supervisor.
  */
 function parentOf(id: string, actor: ObservedActor): string | undefined {
   if (id === SUPERVISOR_ID) return undefined;
   const city = (actor.snapshot.context as Record<string, unknown> | undefined)?.['city'];
-  const own = actor.machine.id === 'session' || actor.machine.id === 'scheduler';
-  return own && typeof city === 'string' ? `city:${city}` : SUPERVISOR_ID;
+  return CITY_OWN.has(actor.machine.id) && typeof city === 'string' ? `city:${city}` : SUPERVISOR_ID;
 }
 
 /**
