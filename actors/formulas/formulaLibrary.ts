@@ -39,7 +39,14 @@ export class FormulaLibrary {
 
   /** The library of a city directory: its packs' `formulas/` directories, then its `[formulas].dir`. */
   static forCity(cityPath: string): FormulaLibrary {
-    return new FormulaLibrary(async () => (await cityFormulaLayers(cityPath)).map((l) => l.formulas));
+    // Calls under way together (a tick cooking many orders) share one read of the config.
+    let reading: Promise<LayerDir[]> | undefined;
+    return new FormulaLibrary(
+      () =>
+        (reading ??= cityFormulaLayers(cityPath)
+          .then((layers) => layers.map((l) => l.formulas))
+          .finally(() => (reading = undefined))),
+    );
   }
 
   /** Every formula file by name (the later directory wins), parsed; the broken ones apart. */
@@ -62,7 +69,7 @@ export class FormulaLibrary {
    */
   async load(
     name: string,
-    layer?: string,
+    layer?: LayerDir,
   ): Promise<{ ok: true; formula: Formula } | { ok: false; problems: FormulaProblem[] } | undefined> {
     if (!NAME.test(name)) return undefined;
     const file = (await this.#files(layer)).get(name);
@@ -79,10 +86,9 @@ export class FormulaLibrary {
     return result;
   }
 
-  async #files(only?: string): Promise<Map<string, { path: string; shown: string }>> {
+  async #files(only?: LayerDir): Promise<Map<string, { path: string; shown: string }>> {
     const out = new Map<string, { path: string; shown: string; canonical: boolean }>();
-    for (const dir of await this.#dirs()) {
-      if (only !== undefined && dir.path !== only) continue;
+    for (const dir of only ? [only] : await this.#dirs()) {
       let entries: string[];
       try {
         entries = await readdir(dir.path);

@@ -17,6 +17,7 @@ import {
 } from '../../machines/formulas/workflowView.ts';
 import type { FormulaDetail, MonitorFeedItem, WorkflowSnapshot } from '../../schemas/formulas.ts';
 import type { FormulaLibrary } from './formulaLibrary.ts';
+import type { LayerDir } from './formulaLayers.ts';
 
 /** What a cook is asked for. */
 export interface CookRequest {
@@ -29,7 +30,7 @@ export interface CookRequest {
   /** Events to append in the same batch (an order's tracking bead and notices). */
   extra?: ExtraEvents;
   /** Search this formula directory alone (an order's own layer), not every layer of the city. */
-  layer?: string;
+  layer?: LayerDir;
 }
 
 /** The problems of a formula file as a 422 naming each file, line and field. */
@@ -60,7 +61,7 @@ export class FormulaService {
    * The formula `name`, parsed (from `layer` alone when given).
    * @throws NotFoundError, ValidationError (422 `invalid_formula`).
    */
-  async formula(name: string, layer?: string): Promise<Formula> {
+  async formula(name: string, layer?: LayerDir): Promise<Formula> {
     const loaded = await this.library.load(name, layer);
     if (!loaded || (loaded.ok && loaded.formula.type !== 'workflow'))
       throw new NotFoundError(`formula ${name} not found`);
@@ -88,7 +89,7 @@ export class FormulaService {
     vars: Record<string, string>,
     strict: boolean,
     title?: string,
-    layer?: string,
+    layer?: LayerDir,
   ): Promise<{ formula: Formula; recipe: Recipe }> {
     const formula = await this.formula(name, layer);
     const compiled = compileFormula(formula, vars, { strict, ...(title ? { title } : {}) });

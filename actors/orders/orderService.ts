@@ -102,7 +102,7 @@ export class OrderService {
   /** The file and text each order was parsed from. */
   readonly #texts = new Map<string, string>();
   /** The formula layer each order was read beside: its formula is cooked from that directory alone. */
-  readonly #layers = new Map<string, string>();
+  readonly #layers = new Map<string, LayerDir>();
   readonly #newestSeq = new Map<string, number>();
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
   #timer: NodeJS.Timeout | undefined;
@@ -185,10 +185,10 @@ export class OrderService {
    * city.toml, the packs and the order files.
    */
   async reload(): Promise<void> {
-    const files = new Map<string, { path: string; shown: string; layer: string }>();
+    const files = new Map<string, { path: string; shown: string; layer: LayerDir }>();
     for (const layer of await cityFormulaLayers(this.path)) {
       for (const [name, file] of await orderFiles(layer.orders))
-        files.set(name, { ...file, layer: layer.formulas.path });
+        files.set(name, { ...file, layer: layer.formulas });
     }
     const orders = new Map<string, Order>();
     const broken: { name: string; problems: FormulaProblem[] }[] = [];
