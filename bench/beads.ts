@@ -31,6 +31,7 @@ import type { JournalBackend } from '../actors/journal/journal.ts';
 import { SUPERVISOR_LOG } from '../actors/journal/journal.ts';
 import { MemoryJournal } from '../actors/journal/memoryJournal.ts';
 import { LiveCities } from '../actors/liveCities.ts';
+import { idPrefixFor } from '../machines/beads/ids.ts';
 import type { App } from '../http/app.ts';
 import { findNatsServer, startNatsServer } from '../test/helpers/natsServer.ts';
 import { memoryApp } from '../test/helpers/app.ts';
@@ -146,8 +147,12 @@ const LABELS = 20;
 const AGENTS = 50;
 const TYPES = ['task', 'bug', 'feature', 'chore', 'epic'];
 
-/** Writes a city log of `n` events straight to JSONL: creates first, the rest updates of random beads. */
-async function writeLog(file: string, n: number, creates: number): Promise<void> {
+/**
+ * Writes the log of city `city` with `n` events straight to JSONL: creates first, the rest updates of random
+ * beads. Ids carry the city's own prefix, as a city's own beads do.
+ */
+async function writeLog(file: string, city: string, n: number, creates: number): Promise<void> {
+  const prefix = idPrefixFor(city);
   await mkdir(join(file, '..'), { recursive: true });
   const out = createWriteStream(file);
   const ts = '2030-01-01T00:00:00.000Z';
@@ -155,7 +160,7 @@ async function writeLog(file: string, n: number, creates: number): Promise<void>
   for (let seq = 1; seq <= n; seq++) {
     const i = seq <= creates ? seq : 1 + ((seq * 2654435761) % creates);
     const bead = {
-      id: `bn-${i}`,
+      id: `${prefix}-${i}`,
       title: `bead ${i}${seq > creates ? ` v${seq}` : ''}`,
       status: i % 4 === 0 ? 'closed' : i % 7 === 0 ? 'in_progress' : 'open',
       issue_type: TYPES[i % TYPES.length],
@@ -337,7 +342,7 @@ async function main(): Promise<void> {
       // 2. List latency in a city of list_beads beads.
       log(`list: writing ${sizes.list_beads} beads`);
       const listFile = join(dir, 'list', '.gc', 'events.jsonl');
-      await writeLog(listFile, sizes.list_beads, sizes.list_beads);
+      await writeLog(listFile, 'bench-list', sizes.list_beads, sizes.list_beads);
       const listCity = await city('bench-list', new FileJournalBackend(), listFile);
       const queries: Record<string, string> = {
         label: '?label=l7',
@@ -378,7 +383,7 @@ async function main(): Promise<void> {
       // 3. Start-up: open + fold a log of fold_events events.
       log(`fold: writing ${sizes.fold_events} events`);
       const foldFile = join(dir, 'fold', '.gc', 'events.jsonl');
-      await writeLog(foldFile, sizes.fold_events, Math.ceil(sizes.fold_events / 5));
+      await writeLog(foldFile, 'bench-fold', sizes.fold_events, Math.ceil(sizes.fold_events / 5));
       const parse = await parseOnly(foldFile);
       const parseMs = parse.ms;
       const readMs = await readOnly(foldFile);

@@ -41,10 +41,13 @@ export async function replayLog(
 ): Promise<ReplayedEvent | undefined> {
   const head = await journal.head();
   const replay = new BeadReplay(model, journal.name);
+  // Ids of the store's own form come back as numbers (see beadLineOf); a prefix latin1 cannot hold gets none.
+  const bytes = Buffer.from(model.prefix, 'latin1');
+  const prefix = bytes.toString('latin1') === model.prefix ? new Uint8Array(bytes) : undefined;
   let damaged: DamagedRecordError | undefined;
   try {
     await journal.replay<BeadLine>(0, head, (record, offset) => replay.note(record, offset), {
-      decode: beadLineOf,
+      decode: (buf, start, end) => beadLineOf(buf, start, end, prefix),
     });
   } catch (err) {
     if (!(err instanceof DamagedRecordError)) throw err;

@@ -13,8 +13,15 @@
 export interface BeadLine {
   seq: number;
   type: 'bead.created' | 'bead.updated' | 'bead.closed' | 'bead.deleted' | undefined;
-  /** The bead's id (a `bead.*` line only). */
+  /**
+   * The bead's id (a `bead.*` line only); '' when `num` stands for it.
+   */
   id: string;
+  /**
+   * The `<n>` of an id that is exactly `<prefix>-<n>` for the prefix asked (as `idNumber` reads it), else -1:
+   * such an id is not made into a string, the line's bytes say all of it.
+   */
+  num: number;
 }
 
 const QUOTE = 0x22;
@@ -27,6 +34,7 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const ZERO = 0x30;
 const NINE = 0x39;
+const DASH = 0x2d;
 /** 15 digits are always below 2^53, so the seq read here is exactly the number JSON.parse reads. */
 const MAX_SEQ_DIGITS = 15;
 
@@ -200,10 +208,16 @@ function beadMember(buf: Buffer, key: number, keyEnd: number, value: number, end
 
 /**
  * The seq, state type and bead id of the log line `buf[start, end)`, when its bytes settle them exactly
- * (see above); undefined when the line must be parsed. The answer is reused by the next call. Pure
- * otherwise; allocates only the id.
+ * (see above); undefined when the line must be parsed. An id that is `<prefix>-<n>` for `prefix` (the
+ * store's, as latin1 bytes) comes back as its number alone. The answer is reused by the next call. Pure
+ * otherwise; allocates at most the id.
  */
-export function beadLineOf(buf: Buffer, start: number, end: number): BeadLine | undefined {
+export function beadLineOf(
+  buf: Buffer,
+  start: number,
+  end: number,
+  prefix?: Uint8Array,
+): BeadLine | undefined {
   seq = typeStart = typeEnd = idStart = idEnd = -1;
   payloadSeen = payloadOk = issueType = metadata = false;
   const top = members(buf, start, end, TOP);
@@ -217,21 +231,38 @@ export function beadLineOf(buf: Buffer, start: number, end: number): BeadLine | 
   if (!payloadOk || idStart === -1) return undefined;
   // A create with metadata may record an idempotency key: the replay needs that bead whole.
   if (state === 'bead.created' && metadata) return undefined;
-  return answer(state, buf.toString('latin1', idStart, idEnd));
+  const num = prefix ? idNumberOf(buf, idStart, idEnd, prefix) : -1;
+  return answer(state, num < 0 ? buf.toString('latin1', idStart, idEnd) : '', num);
+}
+
+/** The `<n>` of the id `buf[start, end)` when it is `<prefix>-<n>` with `<n>` as `idNumber` takes it; -1 otherwise. */
+function idNumberOf(buf: Buffer, start: number, end: number, prefix: Uint8Array): number {
+  const digits = start + prefix.length + 1;
+  const count = end - digits;
+  if (count < 1 || count > MAX_SEQ_DIGITS || buf[digits] === ZERO || buf[digits - 1] !== DASH) return -1;
+  for (let k = 0; k < prefix.length; k++) if (buf[start + k] !== prefix[k]) return -1;
+  let n = 0;
+  for (let i = digits; i < end; i++) {
+    const c = buf[i]!;
+    if (c < ZERO || c > NINE) return -1;
+    n = n * 10 + (c - ZERO);
+  }
+  return n;
 }
 
 function startsWith(buf: Buffer, start: number, end: number, word: Uint8Array): boolean {
   return end - start >= word.length && equals(buf, start, start + word.length, word);
 }
 
-const scratch: BeadLine = { seq: 0, type: undefined, id: '' };
+const scratch: BeadLine = { seq: 0, type: undefined, id: '', num: -1 };
 
 /** True for what {@link beadLineOf} answered (never for a parsed event, whatever its keys). */
 export const isBeadLine = (record: object): record is BeadLine => record === scratch;
 
-function answer(type: BeadLine['type'], id: string): BeadLine {
+function answer(type: BeadLine['type'], id: string, num = -1): BeadLine {
   scratch.seq = seq;
   scratch.type = type;
   scratch.id = id;
+  scratch.num = num;
   return scratch;
 }

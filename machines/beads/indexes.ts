@@ -70,6 +70,64 @@ export function reindexBead(indexes: BeadIndexes, id: string, before?: StoredBea
   }
 }
 
+/**
+ * Indexes every bead of `beads` (in its order) into `indexes`, which hold none of them yet: the same sets
+ * `reindexBead(indexes, id, undefined, bead)` bead by bead would build, in the same order. Ids are gathered
+ * per value first and each set made whole, which at start-up costs half what growing each set an id at a
+ * time did. Deterministic; mutates `indexes` (not its creation order).
+ */
+export function indexAll(
+  indexes: BeadIndexes,
+  beads: ReadonlyMap<string, { readonly bead: StoredBead }>,
+): void {
+  const byStatus = new Gather(indexes.byStatus);
+  const children = new Gather(indexes.children);
+  const roots = new Gather(indexes.roots);
+  const halves = (index: HalvedIndex) => ({ open: new Gather(index.open), closed: new Gather(index.closed) });
+  const byType = halves(indexes.byType);
+  const byAssignee = halves(indexes.byAssignee);
+  const byRig = halves(indexes.byRig);
+  const byLabel = halves(indexes.byLabel);
+  for (const [id, { bead }] of beads) {
+    byStatus.add(bead.status, id);
+    children.add(bead.parent, id);
+    roots.add(bead.metadata?.[ROOT], id);
+    const half = bead.status === 'closed' ? 'closed' : 'open';
+    byType[half].add(bead.issue_type, id);
+    byAssignee[half].add(bead.assignee, id);
+    byRig[half].add(bead.metadata?.[RIG], id);
+    for (const label of bead.labels ?? NO_LABELS) byLabel[half].add(label, id);
+  }
+  for (const gather of [byStatus, children, roots]) gather.settle();
+  for (const pair of [byType, byAssignee, byRig, byLabel]) {
+    pair.open.settle();
+    pair.closed.settle();
+  }
+}
+
+/** Ids gathered per value for one index map, then put into it as sets (see `indexAll`). */
+class Gather {
+  readonly #ids = new Map<string, string[]>();
+
+  constructor(private readonly index: Map<string, Set<string>>) {}
+
+  /** As `move(index, id, undefined, value)`: an empty or absent value is not indexed. */
+  add(value: string | undefined, id: string): void {
+    if (!value) return;
+    const ids = this.#ids.get(value);
+    if (ids) ids.push(id);
+    else this.#ids.set(value, [id]);
+  }
+
+  settle(): void {
+    for (const [value, ids] of this.#ids) {
+      const set = this.index.get(value);
+      if (set) for (const id of ids) set.add(id);
+      else this.index.set(value, new Set(ids));
+    }
+  }
+}
+
 /** Moves `id` from value `from` in half `was` to value `to` in half `is` of a halved index. */
 function field(
   index: HalvedIndex,

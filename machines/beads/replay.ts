@@ -2,12 +2,13 @@ import type { JournalEvent } from '../../schemas/event.ts';
 import { isBeadLine, type BeadLine } from './beadLine.ts';
 import { beadOf } from './evolve.ts';
 import { isBeadStateEvent, type BeadStateEventType } from './events.ts';
-import { idNumber } from './ids.ts';
-import { reindexBead } from './indexes.ts';
+import { formatId, idNumber } from './ids.ts';
+import { indexAll } from './indexes.ts';
 import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } from './model.ts';
 
 /** What the replay knows of a live bead between its passes: where its newest record is, not the bead. */
 interface Pending {
+  id: string;
   ordinal: number;
   /** Byte offset of the line of the bead's newest `bead.*` record. */
   offset: number;
@@ -36,8 +37,11 @@ interface Pending {
 export class BeadReplay {
   readonly #model: BeadModel;
   readonly #log: string;
-  /** Live beads by id; Map order is the model's creation order (a deleted and re-created bead moves last). */
-  readonly #beads = new Map<string, Pending>();
+  /**
+   * Live beads by key (see `#key`); Map order is the model's creation order (a deleted and re-created bead
+   * moves last).
+   */
+  readonly #beads = new Map<number | string, Pending>();
   #seq: number;
   #wanted: Float64Array | undefined;
   #next = 0;
@@ -64,26 +68,44 @@ export class BeadReplay {
   note(record: JournalEvent | BeadLine, offset: number): void {
     if (record.seq <= this.#seq) return;
     if (isBeadLine(record)) {
-      if (record.type !== undefined) this.#noteState(record.type, record.id, record.seq, offset, undefined);
+      if (record.type !== undefined) {
+        const key = record.num < 0 ? record.id : record.num;
+        this.#noteState(record.type, key, record.seq, offset, undefined);
+      }
     } else if (isBeadStateEvent(record.type)) {
       const bead = beadOf(record, record.type, this.#log);
-      this.#noteState(record.type, bead.id, record.seq, offset, bead);
+      this.#noteState(record.type, this.#key(bead.id), record.seq, offset, bead);
     }
     this.#seq = record.seq;
   }
 
-  #noteState(type: BeadStateEventType, id: string, seq: number, offset: number, bead?: StoredBead): void {
-    const known = this.#beads.get(id);
+  /**
+   * A bead's key here: the number of an id of this store's `<prefix>-<n>` form (what nearly every id is, and
+   * what a line's bytes give without making a string), the id itself otherwise. The two never meet: only a
+   * canonical id becomes a number, and a Map tells numbers from strings.
+   */
+  #key(id: string): number | string {
+    return idNumber(id, this.#model.prefix) ?? id;
+  }
+
+  #noteState(
+    type: BeadStateEventType,
+    key: number | string,
+    seq: number,
+    offset: number,
+    bead?: StoredBead,
+  ): void {
+    const known = this.#beads.get(key);
     if (type === 'bead.deleted') {
-      if (known) this.#delete(id);
+      if (known) this.#delete(key);
     } else if (known) {
       known.offset = offset;
     } else {
-      this.#beads.set(id, { ordinal: seq, offset, bead: undefined });
+      const id = typeof key === 'number' ? formatId(this.#model.prefix, key) : key;
+      this.#beads.set(key, { id, ordinal: seq, offset, bead: undefined });
       this.#model.indexes.order.push(id, seq);
-      // Only a bead new to the model can carry an id the counter has not passed.
-      const n = idNumber(id, this.#model.prefix);
-      if (n !== undefined && n >= this.#model.nextNumber) this.#model.nextNumber = n + 1;
+      // Only a bead new to the model can carry an id the counter has not passed (a number key is that id's n).
+      if (typeof key === 'number' && key >= this.#model.nextNumber) this.#model.nextNumber = key + 1;
       // A create read from its bytes has no metadata (beadLineOf leaves those), so records no key.
       if (type === 'bead.created' && bead) this.#recordIdempotency(bead);
     }
@@ -105,7 +127,7 @@ export class BeadReplay {
    */
   fill(event: JournalEvent, offset: number): void {
     const bead = (event.payload as { bead?: StoredBead } | undefined)?.bead;
-    const pending = bead === undefined ? undefined : this.#beads.get(bead.id);
+    const pending = bead === undefined ? undefined : this.#beads.get(this.#key(bead.id));
     if (!pending || pending.offset !== offset || pending.bead !== undefined)
       throw new Error(`replay of log ${this.#log}: seq ${event.seq} is not the record its first pass kept`);
     pending.bead = bead;
@@ -123,17 +145,15 @@ export class BeadReplay {
         `replay of log ${this.#log}: ${this.#beads.size - this.#filled} beads were not read again`,
       );
     const { beads, indexes } = this.#model;
-    for (const [id, { bead, ordinal }] of this.#beads) {
-      beads.set(id, { bead: bead!, ordinal });
-      reindexBead(indexes, id, undefined, bead);
-    }
+    for (const { id, bead, ordinal } of this.#beads.values()) beads.set(id, { bead: bead!, ordinal });
     this.#beads.clear();
+    indexAll(indexes, beads);
     this.#model.seq = this.#seq;
   }
 
-  #delete(id: string): void {
-    this.#beads.delete(id);
-    this.#model.indexes.order.drop((live, ordinal) => this.#beads.get(live)?.ordinal === ordinal);
+  #delete(key: number | string): void {
+    this.#beads.delete(key);
+    this.#model.indexes.order.drop((live, ordinal) => this.#beads.get(this.#key(live))?.ordinal === ordinal);
   }
 
   #recordIdempotency(bead: StoredBead): void {

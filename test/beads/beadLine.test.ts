@@ -1,15 +1,16 @@
 import t from 'tap';
 import { beadLineOf } from '../../machines/beads/beadLine.ts';
 import { beadOf } from '../../machines/beads/evolve.ts';
+import { idNumber } from '../../machines/beads/ids.ts';
 import { isBeadStateEvent } from '../../machines/beads/events.ts';
 import type { JournalEvent } from '../../schemas/event.ts';
 
 /** What the parsed way makes of `line`: its seq, state type and id, or 'damaged'. */
 function parsed(line: string) {
   const event = JSON.parse(line) as JournalEvent;
-  if (!isBeadStateEvent(event.type)) return { seq: event.seq, type: undefined, id: '' };
+  if (!isBeadStateEvent(event.type)) return { seq: event.seq, type: undefined, id: '', num: -1 };
   try {
-    return { seq: event.seq, type: event.type, id: beadOf(event, event.type, 'log').id };
+    return { seq: event.seq, type: event.type, id: beadOf(event, event.type, 'log').id, num: -1 };
   } catch {
     return 'damaged';
   }
@@ -29,7 +30,7 @@ t.test(
   'compact lines as the journal writes them are read from their bytes, as the parser reads them',
   async (t) => {
     const created = line({ ...base, type: 'bead.created', payload: { bead: { id: 'bn-7', title: 'x' } } });
-    t.same(read(created), { seq: 12, type: 'bead.created', id: 'bn-7' });
+    t.same(read(created), { seq: 12, type: 'bead.created', id: 'bn-7', num: -1 });
     for (const type of ['bead.updated', 'bead.closed', 'bead.deleted']) {
       const text = line({ ...base, type });
       t.same(read(text), parsed(text), type);
@@ -46,6 +47,7 @@ t.test(
       seq: 12,
       type: 'bead.updated',
       id: 'bn-7',
+      num: -1,
     });
   },
 );
@@ -104,3 +106,31 @@ t.test('an answer from the bytes always agrees with the parser, over random even
   }
   t.ok(fromBytes > 300, `${fromBytes} of 2000 read from their bytes`);
 });
+
+t.test(
+  "an id of the store's <prefix>-<n> form comes back as its number, exactly as idNumber reads it",
+  async (t) => {
+    const prefix = new Uint8Array(Buffer.from('bn', 'latin1'));
+    const ids = [
+      'bn-7',
+      'bn-123456789012345',
+      'bn-1234567890123456',
+      'bn-07',
+      'bn-0',
+      'bn-',
+      'bn-7x',
+      'bn7',
+      'b-7',
+    ];
+    for (const id of [...ids, 'zz-7', 'bnn-7', 'bn--7', 'BN-7', 'bn-1e3']) {
+      const buf = Buffer.from(`${line({ ...base, payload: { bead: { id, title: 'x' } } })}\n`);
+      const answer = beadLineOf(buf, 0, buf.length - 1, prefix);
+      const n = idNumber(id, 'bn');
+      t.same(
+        answer && { ...answer },
+        { seq: 12, type: 'bead.updated', id: n === undefined ? id : '', num: n ?? -1 },
+        id,
+      );
+    }
+  },
+);

@@ -60,7 +60,8 @@ function prng(seed: number): () => number {
 }
 
 /**
- * `n` drafts of a random history: creates (some keyed, some keys repeated, some of a foreign prefix),
+ * `n` drafts of a random history: creates (some keyed, some keys repeated, some of a foreign prefix or
+ * of this prefix in a non-canonical form),
  * updates of every indexed field (status, type, assignee, labels, parent, rig, root, dependencies),
  * closes, deletes (of live, unknown and already deleted beads), re-creates of deleted ids, a bead first
  * seen through an update, and other families' events in between.
@@ -88,7 +89,18 @@ function history(seed: number, n: number): JournalDraft[] {
     const r = rand();
     const ids = [...live.keys()];
     if (r < 0.2 || ids.length === 0) {
-      const bead = fresh(rand() < 0.9 ? `${PREFIX}-${next++}` : `zz-${Math.floor(rand() * 1e6) + 1}`);
+      // Mostly the store's own ids; some of another prefix, and some of this prefix but not its `<n>` form
+      // (a leading zero, a suffix), which must stay apart from the canonical id of the same number.
+      const kind = rand();
+      const id =
+        kind < 0.8
+          ? `${PREFIX}-${next++}`
+          : kind < 0.9
+            ? `zz-${Math.floor(rand() * 1e6) + 1}`
+            : kind < 0.95
+              ? `${PREFIX}-0${Math.max(1, next - 1)}`
+              : `${PREFIX}-${Math.max(1, next - 1)}x`;
+      const bead = fresh(id);
       if (rand() < 0.2) {
         const key = `create-bead:k${Math.floor(rand() * 5)}`;
         bead.metadata = { [IDEMPOTENCY_KEY]: key, [REQUEST_HASH_KEY]: `h${drafts.length}` };
