@@ -6,9 +6,12 @@ export const ActorEntry = named(
   Type.Object(
     {
       id: Type.String({
-        description: '`supervisor`, `city:<name>`, `request:<request_id>` or `session:<city>/<session id>`.',
+        description:
+          '`supervisor`, `city:<name>`, `request:<request_id>`, `session:<city>/<session id>`, `agent:<city>/<agent name>` or `scheduler:<city>`.',
       }),
-      kind: Type.String({ description: 'The machine: supervisor, city, request or session.' }),
+      kind: Type.String({
+        description: 'The machine: supervisor, city, request, session, agent or scheduler.',
+      }),
       city: Type.Optional(Type.String({ description: 'The city a city or session actor belongs to.' })),
       state: Type.Unknown({
         description: "The state value: a string, or an object for nested states (XState's `snapshot.value`).",

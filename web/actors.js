@@ -5,7 +5,7 @@ import { fill, h, stateText } from './dom.js';
 const actors = new Map();
 let filter = '';
 
-const KIND_ORDER = { supervisor: 0, city: 1, request: 2, session: 3, agent: 4 };
+const KIND_ORDER = { supervisor: 0, city: 1, request: 2, session: 3, agent: 4, scheduler: 5 };
 
 function render() {
   const rows = [...actors.values()]

@@ -20,7 +20,7 @@ export function machineEntry(entry: MachineActorEntry, ended = false): ActorEntr
 
 /**
  * The live actor view (read-only): every machine actor the supervisor runs (supervisor, cities, requests,
- * sessions) from the inspection hub. `watch` costs nothing until called, and the one hub listener it
+ * sessions, agents, schedulers) from the inspection hub. `watch` costs nothing until called, and the one hub listener it
  * starts ends with the function it returns.
  */
 export class ActorView {

@@ -8,7 +8,8 @@ import { openSse } from '../sseStream.ts';
 
 /** `gc inspect`: the live actors as JSON Lines (GET /v0/actors, or /v0/actors/stream with --follow). */
 export default class Inspect extends GcCommand {
-  static override summary = 'Print the live actors (supervisor, cities, requests, sessions) as JSON Lines.';
+  static override summary =
+    'Print the live actors (supervisor, cities, requests, sessions, agents, schedulers) as JSON Lines.';
   static override description = `One ActorEntry per line: {id, kind, city?, state, status, context}, where state is the machine's state value and context a summary. With --follow, the current list first, then one line per change as it happens (an actor that ended comes once more with status "done"), until interrupted. Heartbeats are never printed.`;
   static override examples = [
     { description: 'Every live actor now', command: '<%= config.bin %> inspect' },
