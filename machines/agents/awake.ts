@@ -5,6 +5,7 @@
  * Starting, restarting and quarantine stay the session reconciler's. Pure.
  */
 import { blockedBy, desiredCount, instanceName, type AgentTemplate } from './templates.ts';
+import type { AgentState } from './agent.machine.ts';
 
 export interface AgentSessionFacts {
   id: string;
@@ -94,7 +95,7 @@ export function agentState(a: {
   activeBead: boolean;
   lastActivity: number | undefined;
   now: number;
-}): 'suspended' | 'quarantined' | 'stopped' | 'working' | 'waiting' | 'idle' {
+}): AgentState {
   if (a.suspended) return 'suspended';
   if (a.quarantined) return 'quarantined';
   if (!a.running) return 'stopped';
