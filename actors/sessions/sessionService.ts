@@ -27,6 +27,7 @@ import {
 import { sessionOf, type PendingRequest, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { DEFAULT_SESSION_THRESHOLDS, type SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import type { RuntimeProvider } from './runtime/provider.ts';
+import { KeyedReplies, keyedRequest, recordedFirst, type KeyedRequest } from './keyedReplies.ts';
 import { SessionPending } from './pending/sessionPending.ts';
 import { SessionBook } from './sessionBook.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
@@ -68,8 +69,7 @@ export class SessionService implements SessionApi {
   readonly reconciler: SessionReconciler;
   readonly thresholds: SessionThresholds;
   readonly #now: () => number;
-  /** Idempotency-Key → the first 202, per target and action (kept while the process lives). */
-  readonly #replies = new Map<string, Accepted>();
+  readonly #keyed = new KeyedReplies();
   /** Deliveries in flight, so stop can wait for them. */
   readonly #deliveries = new Set<Promise<void>>();
   #stopped = false;
@@ -389,21 +389,37 @@ export class SessionService implements SessionApi {
       });
     }
     const s = await this.#resolveOrMaterialize(id);
-    return this.#once(`${request.op}:${s.id}:${ctx.idempotencyKey ?? ''}`, ctx, async () => {
-      // Text typed at an approval prompt would answer it: refuse (409 pending_interaction:) before anything is
-      // written, as upstream does for messages and submits but an interrupt_now (sessions-runtime.md §5.1).
-      if (request.intent !== 'interrupt_now') await new SessionPending(this).assertNone(s.id);
-      if (!deliverable(s.state))
-        throw new ConflictError(`session ${s.id} is ${s.state}: it cannot take a message`);
-      const cursor = this.index;
-      const pending = { ...request, id: newRequestId() };
-      const after = await this.book.decide((m, c) => decideAcceptRequest(m, s.id, pending, c), ctx.actor);
-      // Only a session that must start first needs the reconciler; an active one is typed into at once.
-      if (after.state !== 'active') this.reconciler.poke();
-      const delivery = this.#deliver(s.id, pending, text).finally(() => this.#deliveries.delete(delivery));
-      this.#deliveries.add(delivery);
-      return { status: 'accepted', request_id: pending.id, event_cursor: String(cursor) };
-    });
+    if (!ctx.idempotencyKey) return this.#accept(s, text, request, ctx);
+    // A retry answers the first 202 (recorded with the session, so also after a restart), never delivers again.
+    const keyed = keyedRequest(request, ctx.idempotencyKey, text);
+    return this.#keyed.answer(s, keyed, () => this.#accept(s, text, request, ctx, keyed));
+  }
+
+  async #accept(
+    s: SessionRecord,
+    text: string,
+    request: PendingRequest,
+    ctx: MutationContext,
+    keyed?: KeyedRequest,
+  ): Promise<Accepted> {
+    // Text typed at an approval prompt would answer it: refuse (409 pending_interaction:) before anything is
+    // written, as upstream does for messages and submits but an interrupt_now (sessions-runtime.md §5.1).
+    if (request.intent !== 'interrupt_now') await new SessionPending(this).assertNone(s.id);
+    if (!deliverable(s.state))
+      throw new ConflictError(`session ${s.id} is ${s.state}: it cannot take a message`);
+    const cursor = String(this.index);
+    const pending = { ...request, id: newRequestId() };
+    const after = await this.book.decide(
+      (m, c) => decideAcceptRequest(m, s.id, pending, c, keyed && { ...keyed, cursor }),
+      ctx.actor,
+    );
+    const first = keyed && recordedFirst(after, keyed, pending.id);
+    if (first) return first;
+    // Only a session that must start first needs the reconciler; an active one is typed into at once.
+    if (after.state !== 'active') this.reconciler.poke();
+    const delivery = this.#deliver(s.id, pending, text).finally(() => this.#deliveries.delete(delivery));
+    this.#deliveries.add(delivery);
+    return { status: 'accepted', request_id: pending.id, event_cursor: cursor };
   }
 
   async #resolveOrMaterialize(target: string): Promise<SessionRecord> {
@@ -494,16 +510,6 @@ export class SessionService implements SessionApi {
 
   #open(): void {
     if (this.#stopped) throw new UnavailableError(`sessions of city ${this.opts.city} are stopping`);
-  }
-
-  /** A keyed retry answers the first 202 without doing the work again. */
-  async #once(key: string, ctx: MutationContext, work: () => Promise<Accepted>): Promise<Accepted> {
-    if (!ctx.idempotencyKey) return work();
-    const first = this.#replies.get(key);
-    if (first) return first;
-    const accepted = await work();
-    this.#replies.set(key, accepted);
-    return accepted;
   }
 }
 

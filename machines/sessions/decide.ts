@@ -22,6 +22,7 @@ import {
   type SessionRecord,
   type SessionState,
 } from './sessionRecord.ts';
+import { lookupKeyed, withKeyed } from './keyedRequests.ts';
 import { nextState, type SessionCommand } from './transitions.ts';
 import { restartBackoffMs, type SessionThresholds } from './thresholds.ts';
 
@@ -613,19 +614,27 @@ export function decidePermissionMode(
 
 /**
  * A message or submit accepted: recorded on the session so that, whatever crashes after the 202, its one
- * terminal event follows. An asleep session is asked to start (a message wakes it).
+ * terminal event follows. An asleep session is asked to start (a message wakes it). A keyed one records its
+ * key and 202 in the same change; a retry of a key already there changes nothing (the caller answers the
+ * recorded 202) and the key with another body is refused.
  */
 export function decideAcceptRequest(
   model: Readonly<BeadModel>,
   id: string,
   request: PendingRequest,
   ctx: EventContext,
+  keyed?: { key: string; hash: string; cursor: string },
 ): Outcome<SessionRecord> {
   const s = sessionIn(model, id);
   if (refused(s)) return s;
+  const seen = keyed ? lookupKeyed(s.meta, keyed) : undefined;
+  if (seen?.kind === 'retry') return accept(s);
+  if (seen?.kind === 'mismatch')
+    return reject('idempotency_mismatch', 'Idempotency-Key reused with different request body');
   if (!deliverable(s.state))
     return reject('conflict', `session ${s.id} is ${s.state}: it cannot take a message`);
   const meta: Meta = { [K.requests]: JSON.stringify([...s.requests, request]) };
+  if (keyed) meta[K.keyedRequests] = withKeyed(s.meta, { ...keyed, requestId: request.id });
   if (s.state === 'asleep' && !s.wakeWanted) {
     meta[K.wake] = '1';
     meta[K.notBefore] = '';

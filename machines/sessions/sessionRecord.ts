@@ -65,6 +65,8 @@ export const K = {
   killed: 'gc.killed',
   /** Ours: `1` when the next start begins a new conversation (the last resume found none: a stale key). */
   freshStart: 'gc.fresh_start',
+  /** Ours: the newest keyed messages and submits accepted, with their first 202 (keyedRequests.ts). */
+  keyedRequests: 'gc.keyed_requests',
 } as const;
 
 export interface PendingRequest {
