@@ -64,7 +64,34 @@ export function renderReport(report: Report): string {
       lines.push('| figure | value |', '|---|---|');
       for (const [k, v] of flatten(s.data)) lines.push(`| ${k} | ${fmt(v)} |`);
     }
-    lines.push('', `(${fmt(s.seconds ?? 0)} s)`, '');
+    lines.push('', `(${fmt(s.seconds ?? 0)} s, measured ${report.generated_at})`, '');
   }
   return lines.join('\n');
+}
+
+/**
+ * `previous` (a REPORT.md) with the scenarios of `report` put in place of their old sections, the others
+ * kept as they were measured, in `order`; the header says which were re-run and when. A partial run
+ * (`BENCH_ONLY`) so refreshes some figures without dropping the rest of the report. Pure.
+ */
+export function mergeReport(previous: string, report: Report, order: readonly string[]): string {
+  const sections = new Map<string, string>();
+  const parts = previous.split(/^## /m);
+  let header = parts[0]!.trimEnd();
+  for (const part of parts.slice(1)) {
+    const name = part.slice(0, part.indexOf('\n')).trim();
+    sections.set(name, `## ${part.trimEnd()}\n`);
+  }
+  const fresh = renderReport(report).split(/^## /m).slice(1);
+  for (const part of fresh) {
+    const name = part.slice(0, part.indexOf('\n')).trim();
+    sections.set(name, `## ${part.trimEnd()}\n`);
+  }
+  const names = report.scenarios.map((s) => s.name).join(', ');
+  header += `\nRe-run ${report.generated_at} (${report.mode} mode, Node ${report.node}): ${names}.`;
+  const ordered = [
+    ...order.filter((n) => sections.has(n)),
+    ...[...sections.keys()].filter((n) => !order.includes(n)),
+  ];
+  return [header, '', ...ordered.map((n) => sections.get(n)!)].join('\n');
 }

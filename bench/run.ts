@@ -5,13 +5,14 @@
  * Each scenario prints one JSON object as the last line of its stdout. When it has a `figures` array of
  * `{name, value, unit, floor?, floor_name?, target?}` the table shows the floor measured in the same run and
  * the ratio; any other shape is flattened into `path = value` rows.
- * `BENCH_QUICK=1` asks every scenario for its small sizes; `BENCH_ONLY=a,b` runs a subset.
+ * `BENCH_QUICK=1` asks every scenario for its small sizes; `BENCH_ONLY=a,b` runs a subset and puts its
+ * sections in place of theirs in the existing REPORT.md, keeping the others.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderReport, type ScenarioResult } from './report.ts';
+import { mergeReport, renderReport, type ScenarioResult } from './report.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SCENARIOS = [
@@ -78,5 +79,12 @@ const report = {
 };
 const outDir = join(here, '..', '..', 'bench');
 writeFileSync(join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
-writeFileSync(join(outDir, 'REPORT.md'), renderReport(report));
+// A subset refreshes its sections of the report and keeps the others, each with when it was measured.
+const previous = join(outDir, 'REPORT.md');
+writeFileSync(
+  previous,
+  only && existsSync(previous)
+    ? mergeReport(readFileSync(previous, 'utf8'), report, SCENARIOS)
+    : renderReport(report),
+);
 process.stdout.write(JSON.stringify(report) + '\n');
