@@ -4,24 +4,12 @@
  * restart the reconciler runs the pool, starts the dependent after it, materialises the named session on its
  * first message, and API edits rewrite city.toml atomically with their event.
  */
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
-import { beadStoreService } from '../../actors/defaultCityServices.ts';
-import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
-import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
-import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
-
-function hasTmux(): boolean {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { hasTmux } from '../sessions/e2eKit.ts';
+import { eventually, type TestSupervisor } from '../helpers/supervisor.ts';
+import { agentSupervisor, createMockCity } from './agentsKit.ts';
 
 const CITY = 'yard';
 const base = `/v0/city/${CITY}`;
@@ -31,37 +19,9 @@ if (!hasTmux()) {
   else t.plan(0, 'tmux is not on PATH: agents are not tested end to end here');
 } else {
   t.test('pools, start waves, on-demand named sessions and agent edits', async (t) => {
-    const first = await startTestSupervisor(t, { tickMs: 200 });
-    const services = [
-      beadStoreService,
-      sessionServiceFactory({
-        runtime: 'tmux',
-        thresholds: { tickMs: 150 },
-        env: { GC_MOCK_LOG_DIR: join(first.root, 'agent-logs') },
-      }),
-      agentServiceFactory,
-    ];
-    await first.close();
-    const start = () =>
-      startTestSupervisor(t, {
-        tickMs: 200,
-        root: first.root,
-        options: { services, host: fakeHost(first.home, { bins: ['sh', 'node'] }) },
-      });
+    const start = await agentSupervisor(t, CITY);
     let s = await start();
-    t.teardown(() => {
-      try {
-        execFileSync('tmux', ['-L', tmuxSocketFor(CITY, s.gcHome), 'kill-server'], { stdio: 'ignore' });
-      } catch {
-        // no server left
-      }
-    });
-    const dir = join(s.home, CITY);
-    const created = await s.call('POST', '/v0/city', { dir, provider: 'mock' });
-    t.equal(
-      (await waitForTerminal(s.log, created.body.request_id, 20_000)).type,
-      'request.result.city.create',
-    );
+    const dir = await createMockCity(t, s, CITY);
     await s.close();
     appendFileSync(
       join(dir, 'city.toml'),
@@ -172,10 +132,7 @@ if (!hasTmux()) {
   });
 }
 
-async function waitForTerminalOnCity(
-  s: Awaited<ReturnType<typeof startTestSupervisor>>,
-  requestId: string,
-): Promise<string> {
+async function waitForTerminalOnCity(s: TestSupervisor, requestId: string): Promise<string> {
   let type = '';
   await eventually(async () => {
     const items = ((await s.call('GET', `${base}/events?limit=1000`)).body.items ?? []) as {

@@ -3,27 +3,15 @@
  * no `scale_check` runs one session per piece of work routed to it (`gc.routed_to`) that nobody holds, within
  * its bounds, and its idle surplus goes once the work is done. A sling wakes the agent it routes to.
  */
-import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
-import { beadStoreService } from '../../actors/defaultCityServices.ts';
-import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
-import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
-import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
+import { hasTmux } from '../sessions/e2eKit.ts';
+import { eventually } from '../helpers/supervisor.ts';
+import { agentSupervisor, createMockCity } from './agentsKit.ts';
 
 const CITY = 'docks';
 const base = `/v0/city/${CITY}`;
-
-function hasTmux(): boolean {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 if (!hasTmux()) {
   if (process.env.CI) t.fail('tmux is not on PATH; CI must install it (.ci/run)');
@@ -32,37 +20,9 @@ if (!hasTmux()) {
   t.test(
     'work routed to a pool wakes one session per piece, and the surplus goes when it is done',
     async (t) => {
-      const first = await startTestSupervisor(t, { tickMs: 200 });
-      const services = [
-        beadStoreService,
-        sessionServiceFactory({
-          runtime: 'tmux',
-          thresholds: { tickMs: 150 },
-          env: { GC_MOCK_LOG_DIR: join(first.root, 'agent-logs') },
-        }),
-        agentServiceFactory,
-      ];
-      await first.close();
-      const start = () =>
-        startTestSupervisor(t, {
-          tickMs: 200,
-          root: first.root,
-          options: { services, host: fakeHost(first.home, { bins: ['sh', 'node'] }) },
-        });
+      const start = await agentSupervisor(t, CITY);
       let s = await start();
-      t.teardown(() => {
-        try {
-          execFileSync('tmux', ['-L', tmuxSocketFor(CITY, s.gcHome), 'kill-server'], { stdio: 'ignore' });
-        } catch {
-          // no server left
-        }
-      });
-      const dir = join(s.home, CITY);
-      const created = await s.call('POST', '/v0/city', { dir, provider: 'mock' });
-      t.equal(
-        (await waitForTerminal(s.log, created.body.request_id, 20_000)).type,
-        'request.result.city.create',
-      );
+      const dir = await createMockCity(t, s, CITY);
       await s.close();
       appendFileSync(
         join(dir, 'city.toml'),

@@ -4,20 +4,15 @@
  * real supervisor running the mock agent on tmux, an agent appears in GET /v0/actors with its state, moves
  * when work routed to it wakes its session, and leaves when it is deleted.
  */
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import t from 'tap';
 import type { EventObject } from 'xstate';
-import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
 import type { AgentView } from '../../actors/agents/agentApi.ts';
-import { beadStoreService } from '../../actors/defaultCityServices.ts';
 import { ActorInspection, type InspectorTarget } from '../../actors/inspect/actorInspection.ts';
 import { AgentActorReporter } from '../../actors/inspect/agentActors.ts';
-import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';
-import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
 import { hasTmux } from '../sessions/e2eKit.ts';
-import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
+import { eventually } from '../helpers/supervisor.ts';
+import { agentSupervisor, createMockCity } from '../agents/agentsKit.ts';
 
 function recorder(): { target: InspectorTarget; calls: string[] } {
   const calls: string[] = [];
@@ -84,36 +79,10 @@ const base = `/v0/city/${CITY}`;
 if (!hasTmux()) t.test('agents on a real supervisor', (t) => t.plan(0, 'tmux is not on PATH'));
 else
   t.test('a real agent is listed with its state, moves when it runs, and leaves when deleted', async (t) => {
-    const probe = await startTestSupervisor(t, { tickMs: 200 });
-    await probe.close();
-    const services = [
-      beadStoreService,
-      sessionServiceFactory({
-        runtime: 'tmux',
-        thresholds: { tickMs: 150 },
-        env: { GC_MOCK_LOG_DIR: join(probe.root, 'agent-logs') },
-      }),
-      agentServiceFactory,
-    ];
-    const s = await startTestSupervisor(t, {
-      tickMs: 200,
-      root: probe.root,
-      options: { services, host: fakeHost(probe.home, { bins: ['sh', 'node'] }) },
-    });
-    t.teardown(() => {
-      try {
-        execFileSync('tmux', ['-L', tmuxSocketFor(CITY, s.gcHome), 'kill-server'], { stdio: 'ignore' });
-      } catch {
-        // no server left
-      }
-    });
+    const s = await (await agentSupervisor(t, CITY))();
     const { target, calls } = recorder();
     s.running.supervisor.inspection.attachInspector(target);
-    const created = await s.call('POST', '/v0/city', { dir: join(s.home, CITY), provider: 'mock' });
-    t.equal(
-      (await waitForTerminal(s.log, created.body.request_id, 20_000)).type,
-      'request.result.city.create',
-    );
+    await createMockCity(t, s, CITY);
     await eventually(async () => (await s.call('GET', `${base}/agents`)).status === 200, 20_000);
 
     const id = `agent:${CITY}/deckhand`;
