@@ -5,29 +5,14 @@
  * when work routed to it wakes its session, and leaves when it is deleted.
  */
 import t from 'tap';
-import type { EventObject } from 'xstate';
+import { recorder } from '../helpers/inspectorRecorder.ts';
 import type { AgentView } from '../../actors/agents/agentApi.ts';
-import { ActorInspection, type InspectorTarget } from '../../actors/inspect/actorInspection.ts';
+import { ActorInspection } from '../../actors/inspect/actorInspection.ts';
 import { AgentActorReporter } from '../../actors/inspect/agentActors.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';
 import { hasTmux } from '../sessions/e2eKit.ts';
 import { eventually } from '../helpers/supervisor.ts';
 import { agentSupervisor, createMockCity } from '../agents/agentsKit.ts';
-
-function recorder(): { target: InspectorTarget; calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    target: {
-      actor: (id, actor, parent) => calls.push(`actor ${id} ${String(actor.snapshot.value)} under ${parent}`),
-      transition: (id, actor, event?: EventObject) =>
-        calls.push(
-          `transition ${id} ${event?.type ?? '-'} ${String(actor.snapshot.value)} ${actor.snapshot.status}`,
-        ),
-      stop: () => calls.push('stop'),
-    },
-  };
-}
 
 const view = (name: string, state: string, extra: Partial<AgentView> = {}): AgentView => ({
   name,

@@ -4,28 +4,13 @@
  * event, from a real supervisor running the mock agent on tmux; and the reporter alone, fed bead events.
  */
 import t from 'tap';
-import type { EventObject } from 'xstate';
-import { ActorInspection, type InspectorTarget } from '../../actors/inspect/actorInspection.ts';
+import { recorder } from '../helpers/inspectorRecorder.ts';
+import { ActorInspection } from '../../actors/inspect/actorInspection.ts';
 import { SessionActorReporter } from '../../actors/inspect/sessionActors.ts';
 import type { JournalEvent } from '../../actors/journal/journal.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';
 import { cityWithMock, hasTmux } from '../sessions/e2eKit.ts';
 import { openSse } from '../helpers/sse.ts';
-
-function recorder(): { target: InspectorTarget; calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    target: {
-      actor: (id, actor, parent) => calls.push(`actor ${id} ${String(actor.snapshot.value)} under ${parent}`),
-      transition: (id, actor, event?: EventObject) =>
-        calls.push(
-          `transition ${id} ${event?.type ?? '-'} ${String(actor.snapshot.value)} ${actor.snapshot.status}`,
-        ),
-      stop: () => calls.push('stop'),
-    },
-  };
-}
 
 const bead = (id: string, state: string, status = 'open') => ({
   id,
