@@ -9,7 +9,7 @@
  * Protocol (IPC): parent → `{start: events}`, `{stop: true}`; child → `{ready: n}`, `{result: …}`, or
  * `{error}`. Exits when the parent disconnects.
  */
-import { get, Agent } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 const [url, clientsArg] = process.argv.slice(2);
@@ -42,7 +42,6 @@ export interface FanoutClientResult {
   client_cpu_percent: number;
 }
 
-const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
 const counts = new Uint32Array(clients);
 let latencies: Float64Array = new Float64Array(0);
 let filled = 0;
@@ -79,43 +78,117 @@ function finish(): void {
   send({ result });
 }
 
+/**
+ * Undoes HTTP/1.1 chunked framing: `push` takes the body's bytes as they come off the socket and hands each
+ * run of chunk data to `onData` (a view, no copy) as soon as it is there; a frame split across chunks or
+ * reads is joined by the frame scanner behind it.
+ */
+class Dechunker {
+  /** Data bytes of the current chunk still to come. */
+  #left = 0;
+  /** The chunk size read so far from its size line. */
+  #size = 0;
+  /** Still in the size line's hex digits (not in an extension after them). */
+  #inSizeLine = true;
+  /** The last chunk (size 0) came: the body is over. */
+  #ended = false;
+  /** Bytes of the CRLF after a chunk's data still to skip. */
+  #skip = 0;
+
+  constructor(private readonly onData: (data: Buffer) => void) {}
+
+  push(buf: Buffer): void {
+    let pos = 0;
+    while (pos < buf.length && !this.#ended) {
+      if (this.#skip > 0) {
+        const n = Math.min(this.#skip, buf.length - pos);
+        this.#skip -= n;
+        pos += n;
+      } else if (this.#left > 0) {
+        const end = Math.min(buf.length, pos + this.#left);
+        this.onData(buf.subarray(pos, end));
+        this.#left -= end - pos;
+        pos = end;
+        if (this.#left === 0) this.#skip = 2;
+      } else {
+        // The size line: hex digits, maybe an extension after ';', then CRLF.
+        const c = buf[pos++]!;
+        if (c === 0x0a) {
+          this.#left = this.#size;
+          this.#size = 0;
+          this.#inSizeLine = true;
+          this.#ended = this.#left === 0;
+        } else if (this.#inSizeLine) {
+          const digit = c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57;
+          if (digit >= 0 && digit < 16) this.#size = this.#size * 16 + digit;
+          else this.#inSizeLine = false;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * One subscriber on a plain socket: a GET written by hand, the head checked for a 200, then the chunked
+ * body read as raw bytes. Not node:http's client: its parser, stream and event per chunk cost these
+ * processes about twice the CPU per frame, and they share the two cores with the server they measure, so
+ * their own backlog showed up in its latency.
+ */
 function open(i: number): void {
-  const req = get(url!, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
-    if (res.statusCode !== 200) {
-      send({ error: `client ${i}: status ${res.statusCode}` });
+  const { hostname, port, pathname, search } = new URL(url!);
+  const socket: Socket = connect({ host: hostname, port: Number(port), noDelay: true });
+  socket.write(
+    `GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`,
+  );
+  const timed = i % SAMPLE_EVERY === 0;
+  let head: Buffer | undefined = Buffer.alloc(0);
+  let tail: Buffer | undefined;
+  const frames = (chunk: Buffer): void => {
+    const buf = tail ? Buffer.concat([tail, chunk]) : chunk;
+    let pos = 0;
+    let end: number;
+    let got = 0;
+    while ((end = buf.indexOf(FRAME_END, pos)) >= 0) {
+      if (buf[pos] === ID_START) {
+        got++;
+        if (timed && filled < latencies.length) {
+          const at = buf.indexOf(T_FIELD, pos);
+          if (at >= 0 && at < end)
+            latencies[filled++] = now() - parseFloat(buf.toString('latin1', at + 4, end));
+        }
+      }
+      pos = end + 2;
+    }
+    // A view into a socket chunk is copied, so the chunk it came from is not kept alive with it.
+    tail = pos < buf.length ? Buffer.from(buf.subarray(pos)) : undefined;
+    if (got === 0) return;
+    total += got;
+    lastAt = now();
+    const before = counts[i]!;
+    counts[i] = before + got;
+    if (before < expected && before + got >= expected && ++complete === clients) finish();
+  };
+  const body = new Dechunker(frames);
+  socket.on('data', (chunk: Buffer) => {
+    if (head === undefined) return body.push(chunk);
+    head = Buffer.concat([head, chunk]);
+    const endOfHead = head.indexOf('\r\n\r\n');
+    if (endOfHead < 0) return;
+    const text = head.toString('latin1', 0, endOfHead);
+    const rest = head.subarray(endOfHead + 4);
+    head = undefined;
+    if (!text.startsWith('HTTP/1.1 200')) {
+      send({ error: `client ${i}: ${text.split('\r\n')[0]}` });
+      return;
+    }
+    if (!/^transfer-encoding: *chunked$/im.test(text)) {
+      send({ error: `client ${i}: the stream is not chunked` });
       return;
     }
     if (++opened === clients) send({ ready: clients });
-    // Raw bytes, no string decoding: these processes parse up to hundreds of thousands of frames/s beside
-    // the server on a shared CPU, and must not become what the figures measure.
-    const timed = i % SAMPLE_EVERY === 0;
-    let tail: Buffer | undefined;
-    res.on('data', (chunk: Buffer) => {
-      const buf = tail ? Buffer.concat([tail, chunk]) : chunk;
-      let pos = 0;
-      let end: number;
-      let got = 0;
-      while ((end = buf.indexOf(FRAME_END, pos)) >= 0) {
-        if (buf[pos] === ID_START) {
-          got++;
-          if (timed && filled < latencies.length) {
-            const at = buf.indexOf(T_FIELD, pos);
-            if (at >= 0 && at < end)
-              latencies[filled++] = now() - parseFloat(buf.toString('latin1', at + 4, end));
-          }
-        }
-        pos = end + 2;
-      }
-      tail = pos < buf.length ? buf.subarray(pos) : undefined;
-      if (got === 0) return;
-      total += got;
-      lastAt = now();
-      const before = counts[i]!;
-      counts[i] = before + got;
-      if (before < expected && before + got >= expected && ++complete === clients) finish();
-    });
+    if (rest.length > 0) body.push(rest);
   });
-  req.on('error', (err) => {
+  socket.on('error', (err) => {
     if (!finished) send({ error: `client ${i}: ${err.message}` });
   });
 }
