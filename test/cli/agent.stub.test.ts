@@ -25,11 +25,12 @@ const CITY = 'town';
 
 interface Setup {
   agents: RecordingAgents;
+  cities: LiveCities;
   env: NodeJS.ProcessEnv;
   home: string;
   cityDir: string;
   /** Every request the app received, as `METHOD path` with its X-GC-Request header. */
-  requests: Array<{ route: string; header: string | undefined }>;
+  requests: Array<{ route: string; header: string | undefined; lastEventId?: string | undefined }>;
 }
 
 async function setup(t: Test): Promise<Setup> {
@@ -53,14 +54,23 @@ async function setup(t: Test): Promise<Setup> {
   const requests: Setup['requests'] = [];
   app.addHook('onRequest', async (request) => {
     const header = request.headers['x-gc-request'];
+    const resume = request.headers['last-event-id'];
     requests.push({
       route: `${request.method} ${request.url}`,
       header: typeof header === 'string' ? header : undefined,
+      ...(typeof resume === 'string' ? { lastEventId: resume } : {}),
     });
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => app.close());
-  return { agents, env: isolatedEnv(home, { GC_API: url, GC_CITY: CITY }), home, cityDir, requests };
+  return {
+    agents,
+    cities,
+    env: isolatedEnv(home, { GC_API: url, GC_CITY: CITY }),
+    home,
+    cityDir,
+    requests,
+  };
 }
 
 const failure = (r: { code: number | null; stdout: string; stderr: string }): unknown[] => [
@@ -236,6 +246,38 @@ t.test('output prints one JSON line per turn; --tail and --before go in the quer
     'gc agent output: --follow=true cannot also be provided when using --tail; see "gc agent output --help"\n',
   ]);
 });
+
+t.test(
+  'output --follow resumes after the city replaces its agent service, with Last-Event-ID, nothing twice',
+  async (t) => {
+    const { agents, cities, env, cityDir, requests } = await setup(t);
+    agents.outputs.set('mayor', conversation('mayor', [turn(1), turn(2)]));
+    const gc = new GcProcess(['agent', 'output', 'mayor', '--follow'], { env });
+    t.teardown(() => gc.stop());
+    await gc.waitForLines(2);
+    // A city restart: the stream of the old service ends; the new one has a turn the old never sent.
+    const restarted = new RecordingAgents();
+    restarted.outputs.set('mayor', conversation('mayor', [turn(1), turn(2), turn(3)]));
+    cities.set({
+      name: CITY,
+      path: cityDir,
+      journal: new MemoryJournal(CITY),
+      running: true,
+      services: { [AGENT_SERVICE]: restarted },
+    });
+    await gc.waitForStderr(/stream ended, reconnecting in 1s/);
+    await gc.waitForLines(3);
+    t.same(jsonLines(gc.stdout()), [turn(1), turn(2), turn(3)], 'each turn once');
+    const streams = requests.filter((r) => r.route.startsWith('GET /v0/city/town/agent/mayor/output/stream'));
+    t.same(
+      streams.map((r) => r.lastEventId),
+      [undefined, '2'],
+      'one reconnect, resuming after the last turn printed',
+    );
+    const end = await gc.stop();
+    t.same([end.code, end.signal], [0, null], 'an interrupt ends the follow quietly');
+  },
+);
 
 t.test('output --follow prints the latest turns, then each new turn once, never a heartbeat', async (t) => {
   const { agents, env } = await setup(t);

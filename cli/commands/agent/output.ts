@@ -1,15 +1,15 @@
 import * as Flags from '@oclif/core/flags';
 import { GcCommand } from '../../command.ts';
 import { agentFlags, agentPath, agentTarget, nameArg } from '../../agentClient.ts';
-import { CliError } from '../../errors.ts';
+import { ApiError } from '../../api.ts';
 import { compact } from '../../jsonl.ts';
-import { openSse } from '../../sseStream.ts';
+import { followResumable, stopOnSignals } from '../../sseFollow.ts';
 import type { AgentOutputResponse } from '../../../schemas/agents.ts';
 
 /** `gc agent output`: GET /v0/city/{city}/agent/{name}/output, or its stream with --follow. */
 export default class AgentOutput extends GcCommand {
   static override summary = "Print an agent's output as JSON Lines of turns.";
-  static override description = `Reads GET /v0/city/{city}/agent/{base}/output (or …/agent/{rig}/{base}/output) and prints each turn ({"role","text","timestamp"?}) as one JSON line, oldest first: the turns of its conversation, or without a session log one "output" turn holding its screen. With --follow, reads the output stream instead: the latest turns, then each new turn as it comes, until the stream ends or you interrupt it; heartbeats are never printed. An agent with neither a session log nor a running session is a not_found: error.`;
+  static override description = `Reads GET /v0/city/{city}/agent/{base}/output (or …/agent/{rig}/{base}/output) and prints each turn ({"role","text","timestamp"?}) as one JSON line, oldest first: the turns of its conversation, or without a session log one "output" turn holding its screen. With --follow, reads the output stream instead: the latest turns, then each new turn as it comes, until the agent is removed or you interrupt it; heartbeats are never printed, and a dropped connection (a supervisor or city restart) is resumed with Last-Event-ID, so no turn is printed twice or skipped. An agent with neither a session log nor a running session is a not_found: error.`;
   static override examples = [
     { description: 'The latest turns of an agent', command: '<%= config.bin %> agent output mayor' },
     {
@@ -46,19 +46,34 @@ export default class AgentOutput extends GcCommand {
       return;
     }
     const stop = new AbortController();
-    const frames = await openSse(client, {
-      path: agentPath(city, args.name, 'output/stream'),
-      signal: stop.signal,
-    });
-    for await (const frame of frames) {
-      if (frame.event !== 'turn') continue;
-      let data: AgentOutputResponse;
-      try {
-        data = JSON.parse(frame.data) as AgentOutputResponse;
-      } catch {
-        throw new CliError(`undecodable turn frame: ${frame.data.slice(0, 200)}`);
-      }
-      for (const turn of data.turns ?? []) await this.out(compact(turn));
+    const undo = stopOnSignals(stop);
+    try {
+      await followResumable({
+        client,
+        path: agentPath(city, args.name, 'output/stream'),
+        event: 'turn',
+        signal: stop.signal,
+        emit: async (frame) => {
+          const data = JSON.parse(frame.data) as AgentOutputResponse;
+          for (const turn of data.turns ?? []) await this.out(compact(turn));
+        },
+        warn: (m) => this.note(m),
+        // The server ends the stream when it cannot read the output any more; a 404 for it, in a city that
+        // answers, means the agent is gone. Anything else (a restart, a city not back yet) is resumed.
+        over: async () => {
+          const missing = (path: string): Promise<boolean> =>
+            client.getJson(path, {}, stop.signal).then(
+              () => false,
+              (err: unknown) => err instanceof ApiError && err.status === 404,
+            );
+          return (
+            (await missing(agentPath(city, args.name, 'output'))) &&
+            !(await missing(`/v0/city/${encodeURIComponent(city)}`))
+          );
+        },
+      });
+    } finally {
+      undo();
     }
   }
 }

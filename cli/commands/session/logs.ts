@@ -6,11 +6,11 @@ import { compact } from '../../jsonl.ts';
 import { sessionFlags, sessionPath, sessionTarget } from '../../sessionClient.ts';
 import {
   followSession,
-  stopOnSignals,
   type TranscriptPage,
   type TranscriptTurn as Turn,
   type TurnFrame,
 } from '../../sessionFollow.ts';
+import { stopOnSignals } from '../../sseFollow.ts';
 
 /** `gc session logs`: a session's turns one per line, from the transcript or, with --follow, its stream. */
 export default class SessionLogs extends GcCommand {

@@ -3,7 +3,8 @@ import * as Flags from '@oclif/core/flags';
 import { GcCommand } from '../../command.ts';
 import { compact } from '../../jsonl.ts';
 import { sessionFlags, sessionPath, sessionTarget } from '../../sessionClient.ts';
-import { followSession, stopOnSignals, type TranscriptPage } from '../../sessionFollow.ts';
+import { followSession, type TranscriptPage } from '../../sessionFollow.ts';
+import { stopOnSignals } from '../../sseFollow.ts';
 
 /** `gc session transcript`: GET /v0/city/{city}/session/{id}/transcript, or the session stream with --follow. */
 export default class SessionTranscript extends GcCommand {
