@@ -1,8 +1,10 @@
 /**
- * A city's formula layers (upstream `FormulaLayers.City`), lowest priority first: the `formulas/` directory
- * of each city pack in include order, then the city's `[formulas].dir` (default `<city>/formulas`). A later
- * layer shadows an earlier one by file name. Each layer's orders live in its sibling `orders/` directory;
- * the city's own layer keeps `<city>/orders` whatever `[formulas].dir` says (upstream `cityOrderRoots`).
+ * A city's formula layers (upstream `FormulaLayers`), lowest priority first: the `formulas/` directory
+ * of each city pack in include order, then the city's `[formulas].dir` (default `<city>/formulas`); a rig
+ * adds its own above those: the `formulas/` of each pack it includes (`includes`, then `imports` by
+ * binding), then its `formulas_dir`. A later layer shadows an earlier one by file name. Each layer's
+ * orders live in its sibling `orders/` directory; the city's own layer keeps `<city>/orders` whatever
+ * `[formulas].dir` says (upstream `cityOrderRoots`).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
@@ -11,7 +13,8 @@ import { mergeFragments } from '../../machines/config/fragments.ts';
 import { strOf, tableOf, type Table } from '../../machines/config/layers.ts';
 import { cityTomlPath } from '../cityConfig.ts';
 import { readFragments } from '../config/fragments.ts';
-import { readPacks } from '../config/packs.ts';
+import { readPacks, readRigPacks } from '../config/packs.ts';
+import { rigEntries } from '../../machines/formulas/rigs.ts';
 
 /** A directory and how problems show it: relative to the city (`packs/base/formulas`). */
 export interface LayerDir {
@@ -45,13 +48,42 @@ const isDir = (path: string): Promise<boolean> =>
     () => false,
   );
 
+/** One rig and the layers it adds above the city's (upstream's rig-exclusive layers). */
+export interface RigLayers {
+  name: string;
+  /** The rig's directory (absolute): where its exec orders run. */
+  root: string;
+  suspended: boolean;
+  layers: FormulaLayer[];
+}
+
+/** Every layer of a city: its own, and each rig's above them. */
+export interface CityLayers {
+  city: FormulaLayer[];
+  rigs: RigLayers[];
+}
+
 /**
- * The city's formula layers, read from its city.toml (include fragments merged) and its packs as the
- * config composition resolves them. A city.toml that is missing or broken leaves the default layer only:
- * the config phase reports it. Read on every call, so an edited city.toml or a new pack is seen at once.
- * Effects: reads city.toml, its fragments and pack.toml files; stats pack directories.
+ * The layers a lookup in `rig` searches (upstream `SearchPaths`): the city's, then that rig's; the
+ * city's alone without a rig or for a rig the city does not have. Pure.
  */
+export function searchLayers(all: CityLayers, rig?: string): FormulaLayer[] {
+  const own = rig === undefined ? undefined : all.rigs.find((r) => r.name === rig);
+  return own ? [...all.city, ...own.layers] : all.city;
+}
+
+/** The city's formula layers alone (see {@link formulaLayers}). */
 export async function cityFormulaLayers(cityDir: string): Promise<FormulaLayer[]> {
+  return (await formulaLayers(cityDir)).city;
+}
+
+/**
+ * The city's and its rigs' formula layers, read from its city.toml (include fragments merged) and its
+ * packs as the config composition resolves them. A city.toml that is missing or broken leaves the
+ * default layer only: the config phase reports it. Read on every call, so an edited city.toml or a new
+ * pack is seen at once. Effects: reads city.toml, its fragments and pack.toml files; stats directories.
+ */
+export async function formulaLayers(cityDir: string): Promise<CityLayers> {
   const cityPath = resolve(cityDir);
   let root: Table;
   try {
@@ -74,5 +106,42 @@ export async function cityFormulaLayers(cityDir: string): Promise<FormulaLayer[]
     layers.push({ formulas: dirOf(cityPath, formulas), orders: dirOf(cityPath, join(packDir, ORDERS)) });
   }
   layers.push({ formulas: dirOf(cityPath, local), orders: dirOf(cityPath, join(cityPath, ORDERS)) });
-  return layers;
+  return { city: layers, rigs: await rigLayers(cityPath, root) };
+}
+
+/** The layer of a formula directory: its orders are in the sibling `orders/`. */
+const layerOf = (cityPath: string, formulas: string): FormulaLayer => ({
+  formulas: dirOf(cityPath, formulas),
+  orders: dirOf(cityPath, join(dirname(formulas), ORDERS)),
+});
+
+/**
+ * Each rig's own layers: the `formulas/` of the packs it includes and imports (those that have one), then
+ * its `formulas_dir` (relative to the city, as upstream resolves it). Effects: reads pack.toml files.
+ */
+async function rigLayers(cityPath: string, root: Table): Promise<RigLayers[]> {
+  const { layers: packs } = await readRigPacks(cityPath, root);
+  const out: RigLayers[] = [];
+  for (const rig of rigEntries(root)) {
+    const layers: FormulaLayer[] = [];
+    const seen = new Set<string>();
+    const add = (formulas: string) => {
+      if (seen.has(formulas)) return;
+      seen.add(formulas);
+      layers.push(layerOf(cityPath, formulas));
+    };
+    for (const pack of packs.filter((p) => p.rig === rig.name)) {
+      const formulas = join(dirname(resolve(cityPath, pack.file)), FORMULAS);
+      if (await isDir(formulas)) add(formulas);
+    }
+    if (rig.formulasDir) add(resolve(cityPath, rig.formulasDir));
+    out.push({
+      name: rig.name,
+      // A rig without a path is a config error (validation names it); its orders run in the city.
+      root: rig.path ? resolve(cityPath, rig.path) : cityPath,
+      suspended: rig.suspended,
+      layers,
+    });
+  }
+  return out;
 }

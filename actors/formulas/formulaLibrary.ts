@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Formula, FormulaProblem } from '../../machines/formulas/formula.ts';
 import { parseFormula } from '../../machines/formulas/parseFormula.ts';
-import { cityFormulaLayers, type LayerDir } from './formulaLayers.ts';
+import { formulaLayers, searchLayers, type CityLayers, type LayerDir } from './formulaLayers.ts';
 
 /** Canonical `<name>.toml` and legacy `<name>.formula.toml` (upstream's names). */
 const LEGACY = '.formula.toml';
@@ -14,6 +14,13 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export interface BrokenFormula {
   name: string;
   problems: FormulaProblem[];
+}
+
+/** Where a formula is looked up: one formula directory alone (an order's own layer), or a rig's layers. */
+export interface FormulaFrom {
+  layer?: LayerDir;
+  /** Search the city's layers and then this rig's (the city's alone for a rig it does not have). */
+  rig?: string;
 }
 
 /** What a scan of the formula directories found. */
@@ -30,28 +37,32 @@ export interface FormulaScan {
 export class FormulaLibrary {
   /** The last parse of each file with the text it came from: an unchanged file is not parsed again. */
   readonly #parsed = new Map<string, { text: string; result: ReturnType<typeof parseFormula> }>();
-  readonly #dirs: () => Promise<readonly LayerDir[]>;
+  readonly #dirs: (rig?: string) => Promise<readonly LayerDir[]>;
 
-  /** `dirs`: the layers, or how to find them at each call (they follow the city's config). */
-  constructor(dirs: readonly LayerDir[] | (() => Promise<readonly LayerDir[]>)) {
+  /**
+   * `dirs`: the layers, or how to find them at each call for a scope (they follow the city's config);
+   * `rig` undefined is the city scope.
+   */
+  constructor(dirs: readonly LayerDir[] | ((rig?: string) => Promise<readonly LayerDir[]>)) {
     this.#dirs = typeof dirs === 'function' ? dirs : () => Promise.resolve(dirs);
   }
 
-  /** The library of a city directory: its packs' `formulas/` directories, then its `[formulas].dir`. */
+  /**
+   * The library of a city directory: its packs' `formulas/` directories, then its `[formulas].dir`; a
+   * rig's lookups add that rig's packs' and its `formulas_dir` above them.
+   */
   static forCity(cityPath: string): FormulaLibrary {
     // Calls under way together (a tick cooking many orders) share one read of the config.
-    let reading: Promise<LayerDir[]> | undefined;
-    return new FormulaLibrary(
-      () =>
-        (reading ??= cityFormulaLayers(cityPath)
-          .then((layers) => layers.map((l) => l.formulas))
-          .finally(() => (reading = undefined))),
-    );
+    let reading: Promise<CityLayers> | undefined;
+    return new FormulaLibrary(async (rig) => {
+      const all = await (reading ??= formulaLayers(cityPath).finally(() => (reading = undefined)));
+      return searchLayers(all, rig).map((l) => l.formulas);
+    });
   }
 
   /** Every formula file by name (the later directory wins), parsed; the broken ones apart. */
-  async scan(): Promise<FormulaScan> {
-    const files = await this.#files();
+  async scan(rig?: string): Promise<FormulaScan> {
+    const files = await this.#files(rig === undefined ? {} : { rig });
     const formulas: Formula[] = [];
     const broken: BrokenFormula[] = [];
     for (const name of [...files.keys()].sort()) {
@@ -64,15 +75,15 @@ export class FormulaLibrary {
 
   /**
    * The formula `name`: undefined when there is no such file, its problems when it does not parse. With
-   * `layer` (a formula directory), that directory alone is searched, as upstream compiles an order's
-   * formula from the order's own layer.
+   * `from.layer` (a formula directory), that directory alone is searched, as upstream compiles an order's
+   * formula from the order's own layer; with `from.rig`, the city's layers and that rig's.
    */
   async load(
     name: string,
-    layer?: LayerDir,
+    from: FormulaFrom = {},
   ): Promise<{ ok: true; formula: Formula } | { ok: false; problems: FormulaProblem[] } | undefined> {
     if (!NAME.test(name)) return undefined;
-    const file = (await this.#files(layer)).get(name);
+    const file = (await this.#files(from)).get(name);
     return file ? this.#read(name, file) : undefined;
   }
 
@@ -86,9 +97,9 @@ export class FormulaLibrary {
     return result;
   }
 
-  async #files(only?: LayerDir): Promise<Map<string, { path: string; shown: string }>> {
+  async #files(from: FormulaFrom): Promise<Map<string, { path: string; shown: string }>> {
     const out = new Map<string, { path: string; shown: string; canonical: boolean }>();
-    for (const dir of only ? [only] : await this.#dirs()) {
+    for (const dir of from.layer ? [from.layer] : await this.#dirs(from.rig)) {
       let entries: string[];
       try {
         entries = await readdir(dir.path);

@@ -16,7 +16,7 @@ import {
   workflowSnapshot,
 } from '../../machines/formulas/workflowView.ts';
 import type { FormulaDetail, MonitorFeedItem, WorkflowSnapshot } from '../../schemas/formulas.ts';
-import type { FormulaLibrary } from './formulaLibrary.ts';
+import type { FormulaFrom, FormulaLibrary } from './formulaLibrary.ts';
 import type { LayerDir } from './formulaLayers.ts';
 
 /** What a cook is asked for. */
@@ -31,6 +31,8 @@ export interface CookRequest {
   extra?: ExtraEvents;
   /** Search this formula directory alone (an order's own layer), not every layer of the city. */
   layer?: LayerDir;
+  /** Search the city's layers and this rig's. */
+  rig?: string;
 }
 
 /** The problems of a formula file as a 422 naming each file, line and field. */
@@ -58,20 +60,23 @@ export class FormulaService {
   ) {}
 
   /**
-   * The formula `name`, parsed (from `layer` alone when given).
+   * The formula `name`, parsed (from `from.layer` alone when given; `from.rig` adds that rig's layers).
    * @throws NotFoundError, ValidationError (422 `invalid_formula`).
    */
-  async formula(name: string, layer?: LayerDir): Promise<Formula> {
-    const loaded = await this.library.load(name, layer);
+  async formula(name: string, from: FormulaFrom = {}): Promise<Formula> {
+    const loaded = await this.library.load(name, from);
     if (!loaded || (loaded.ok && loaded.formula.type !== 'workflow'))
       throw new NotFoundError(`formula ${name} not found`);
     if (!loaded.ok) throw invalidFormula(name, loaded.problems);
     return loaded.formula;
   }
 
-  /** Workflow formulas with their variables and runs; `partial` when some files do not parse. */
-  async list() {
-    const scan = await this.library.scan();
+  /**
+   * Workflow formulas with their variables and runs (the city's layers, and `rig`'s when given); `partial`
+   * when some files do not parse.
+   */
+  async list(rig?: string) {
+    const scan = await this.library.scan(rig);
     const items = scan.formulas
       .filter((f) => f.type === 'workflow')
       .map((f) => ({
@@ -89,9 +94,9 @@ export class FormulaService {
     vars: Record<string, string>,
     strict: boolean,
     title?: string,
-    layer?: LayerDir,
+    from: FormulaFrom = {},
   ): Promise<{ formula: Formula; recipe: Recipe }> {
-    const formula = await this.formula(name, layer);
+    const formula = await this.formula(name, from);
     const compiled = compileFormula(formula, vars, { strict, ...(title ? { title } : {}) });
     if (!compiled.ok) {
       const { kind, variable, message } = compiled.problem;
@@ -103,15 +108,16 @@ export class FormulaService {
   }
 
   /** The detail and preview graph: what a cook would create; nothing is written. */
-  async detail(name: string, vars: Record<string, string> = {}): Promise<FormulaDetail> {
+  async detail(name: string, vars: Record<string, string> = {}, rig?: string): Promise<FormulaDetail> {
     const strict = Object.keys(vars).length > 0;
-    const { formula, recipe } = await this.compile(name, vars, strict);
+    const { formula, recipe } = await this.compile(name, vars, strict, undefined, rig ? { rig } : {});
     return formulaDetail(formula, recipe);
   }
 
   /** Cooks `name` into a molecule: its whole bead graph as one batch. */
   async cook(name: string, req: CookRequest = {}): Promise<CookResult> {
-    const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title, req.layer);
+    const from: FormulaFrom = req.layer ? { layer: req.layer } : req.rig ? { rig: req.rig } : {};
+    const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title, from);
     const options: CookOptions = { city: this.city };
     if (req.target) options.target = req.target;
     if (req.rootLabels) options.rootLabels = req.rootLabels;
@@ -119,9 +125,9 @@ export class FormulaService {
     return this.store.decide(cookDecider(recipe, options, req.extra), { actor: req.actor ?? 'api' });
   }
 
-  /** Runs of `name` (newest first). @throws NotFoundError for an unknown formula. */
-  async runs(name: string, limit?: number) {
-    await this.formula(name);
+  /** Runs of `name` (newest first). @throws NotFoundError for a formula unknown in the scope. */
+  async runs(name: string, limit?: number, rig?: string) {
+    await this.formula(name, rig ? { rig } : {});
     return { formula: name, partial: false, ...formulaRuns(this.store.model, name, limit) };
   }
 

@@ -109,7 +109,11 @@ export async function sling(
   }
 
   const formula = body.formula!;
-  const { recipe } = await ctx.formulas().compile(formula, body.vars ?? {}, true, body.title || undefined);
+  // In a rig context the rig's formula layers are searched above the city's (upstream `SearchPaths`).
+  const from = rigContext ? { rig: rigContext } : {};
+  const { recipe } = await ctx
+    .formulas()
+    .compile(formula, body.vars ?? {}, true, body.title || undefined, from);
   let conflict: LiveWorkflowConflict | undefined;
   const launch = {
     recipe,

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NotFoundError, UnavailableError } from '../../actors/errors.ts';
+import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
 import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
 import { FormulaService } from '../../actors/formulas/formulaService.ts';
 import { CityNameParam, indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
@@ -45,13 +46,32 @@ export function checkScope(cityName: string, q: { scope_kind?: string; scope_ref
     throw new NotFoundError(`scope ${q.scope_kind ?? ''}:${q.scope_ref ?? ''} not found`);
 }
 
+/**
+ * The rig a formula lookup is scoped to (upstream: a rig scope searches the city's layers and the rig's):
+ * undefined for the city (no scope, or `city` naming this city).
+ * @throws NotFoundError for another city, a rig the city does not have, or another kind.
+ */
+async function formulaScope(
+  deps: Pick<AppDeps, 'cities'>,
+  cityName: string,
+  q: { scope_kind?: string; scope_ref?: string },
+): Promise<string | undefined> {
+  if (q.scope_kind !== 'rig' || q.scope_ref === undefined) {
+    checkScope(cityName, q);
+    return undefined;
+  }
+  const { rigs } = await formulaLayers(runningCity(deps, cityName).path);
+  if (!rigs.some((r) => r.name === q.scope_ref)) throw new NotFoundError(`rig ${q.scope_ref} not found`);
+  return q.scope_ref;
+}
+
 const setIndex = (reply: FastifyReply, service: FormulaService) =>
   reply.header('X-GC-Index', String(service.store.index)).header('X-GC-Cache-Age-S', '0');
 
 /**
  * The formulas family under /v0/city/{cityName}: list, detail (two aliases), preview, runs, feed, and our
- * cook. Formulas are read from the city's `formulas/` directory; a cook writes the whole molecule as one
- * batch. Unknown formula → 404; a file that does not parse, a missing variable or a cycle → 422 naming it.
+ * cook. Formulas are read from the city's formula layers, and a rig scope's (`scope_kind=rig`) adds that
+ * rig's; a cook writes the whole molecule as one batch. Unknown formula → 404; a file that does not parse, a missing variable or a cycle → 422 naming it.
  */
 export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
@@ -69,8 +89,8 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request) => {
-      checkScope(request.params.cityName, request.query);
-      const { items, partial, total, broken } = await formulasFor(deps, request.params.cityName).list();
+      const rig = await formulaScope(deps, request.params.cityName, request.query);
+      const { items, partial, total, broken } = await formulasFor(deps, request.params.cityName).list(rig);
       for (const b of broken) request.log.warn({ formula: b.name, problems: b.problems }, 'formula skipped');
       return { items, partial, total };
     },
@@ -113,8 +133,8 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
         },
       },
       async (request) => {
-        checkScope(request.params.cityName, request.query);
-        return formulasFor(deps, request.params.cityName).detail(request.params.name);
+        const rig = await formulaScope(deps, request.params.cityName, request.query);
+        return formulasFor(deps, request.params.cityName).detail(request.params.name, {}, rig);
       },
     );
   }
@@ -133,8 +153,9 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request) => {
-      checkScope(request.params.cityName, request.body);
-      return formulasFor(deps, request.params.cityName).detail(request.params.name, request.body.vars ?? {});
+      const rig = await formulaScope(deps, request.params.cityName, request.body);
+      const service = formulasFor(deps, request.params.cityName);
+      return service.detail(request.params.name, request.body.vars ?? {}, rig);
     },
   );
 
@@ -151,8 +172,8 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request) => {
-      checkScope(request.params.cityName, request.query);
-      return formulasFor(deps, request.params.cityName).runs(request.params.name, request.query.limit);
+      const rig = await formulaScope(deps, request.params.cityName, request.query);
+      return formulasFor(deps, request.params.cityName).runs(request.params.name, request.query.limit, rig);
     },
   );
 
