@@ -110,6 +110,12 @@ export class ConflictError extends GcError {
   readonly code: string = 'conflict';
 }
 
+/** A bare name that several things answer to (upstream's `ambiguous` error, its detail unprefixed). */
+export class AmbiguousError extends GcError {
+  readonly status = 409;
+  readonly code = null;
+}
+
 /**
  * An append whose expected last sequence is stale: someone else wrote to the log first.
  * The one typed outcome of fencing, raised by every journal backend alike.

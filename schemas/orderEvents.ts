@@ -10,7 +10,13 @@ export const OrderToggledPayload = named(
   Type.Object(
     {
       name: Type.String({ minLength: 1, description: 'The order name (orders/<name>.toml).' }),
-      scoped_name: Type.String({ minLength: 1, description: 'Its scoped name (`<name>` for a city order).' }),
+      scoped_name: Type.String({
+        minLength: 1,
+        description: 'Its scoped name: `<name>` for a city order, `<name>:rig:<rig>` for a rig’s.',
+      }),
+      rig: Type.Optional(
+        Type.String({ minLength: 1, description: 'The rig of a rig order (with name, the switch’s key).' }),
+      ),
     },
     { $id: 'OrderToggledPayload', additionalProperties: false },
   ),

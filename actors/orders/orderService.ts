@@ -1,10 +1,10 @@
 import type { SchedulerEvent } from '../../machines/orders/scheduler.machine.ts';
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { BeadStore } from '../beads/beadStore.ts';
-import { NotFoundError } from '../errors.ts';
-import { cityFormulaLayers, type LayerDir } from '../formulas/formulaLayers.ts';
+import { AmbiguousError, NotFoundError } from '../errors.ts';
+import { formulaLayers, type FormulaLayer, type LayerDir } from '../formulas/formulaLayers.ts';
 import type { FormulaService } from '../formulas/formulaService.ts';
 import type { JournalEvent } from '../journal/journal.ts';
 import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
@@ -20,7 +20,9 @@ import {
   SLOT_KEY,
   type Firing,
 } from '../../machines/orders/fire.ts';
+import { orderExecEnv } from './execEnv.ts';
 import { parseOrder, type Order } from '../../machines/orders/order.ts';
+import { qualifyPool, resolveOrder, scopedOrderName, targetRig } from '../../machines/orders/scope.ts';
 import { runBeads } from '../../machines/orders/views.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
 import { cronNotBefore, evaluate, type Evaluation, type OrderState } from '../../machines/orders/schedule.ts';
@@ -29,15 +31,19 @@ import { cronNotBefore, evaluate, type Evaluation, type OrderState } from '../..
 export const ORDER_ENABLED = 'order.enabled';
 export const ORDER_DISABLED = 'order.disabled';
 
-/** Runs an exec order's command (injectable for tests). */
+/**
+ * Runs an exec order's command (injectable for tests): in `cwd`, with `env` added to the supervisor's
+ * own environment.
+ */
 export type ExecRunner = (
   command: string,
-  opts: { cwd: string; timeoutMs: number },
+  opts: { cwd: string; timeoutMs: number; env: Record<string, string> },
 ) => Promise<{ code: number; stdout: string; stderr: string }>;
 
-const shell: ExecRunner = (command, { cwd, timeoutMs }) =>
+const shell: ExecRunner = (command, { cwd, timeoutMs, env }) =>
   new Promise((resolve) => {
-    execFile('sh', ['-c', command], { cwd, timeout: timeoutMs }, (err, stdout, stderr) => {
+    const options = { cwd, timeout: timeoutMs, env: { ...process.env, ...env } };
+    execFile('sh', ['-c', command], options, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
@@ -82,9 +88,31 @@ async function orderFiles(dir: LayerDir): Promise<Map<string, { path: string; sh
   return out;
 }
 
+/** One order file found in a layer's `orders/`, before it is parsed. */
+interface OrderFile {
+  name: string;
+  rig?: string;
+  path: string;
+  shown: string;
+  layer: LayerDir;
+}
+
+/**
+ * The order files of a run of layers (lowest first): a later layer's order replaces an earlier one of
+ * the same name. Effects: reads the directories.
+ */
+async function layerOrderFiles(layers: readonly FormulaLayer[], rig?: string): Promise<OrderFile[]> {
+  const files = new Map<string, OrderFile>();
+  for (const layer of layers)
+    for (const [name, file] of await orderFiles(layer.orders))
+      files.set(name, { name, ...(rig ? { rig } : {}), ...file, layer: layer.formulas });
+  return [...files.values()];
+}
+
 /**
  * One city's orders and their scheduler. Orders are read from the `orders/` directory beside each of the
- * city's formula layers (its packs', then `<city>/orders/`), each cooked from its own layer. What has
+ * city's formula layers (its packs', then `<city>/orders/`), each cooked from its own layer; a rig's own
+ * layers (its packs', its `formulas_dir`) add its orders, scoped `<name>:rig:<rig>`. What has
  * happened is only in the city log: each firing (and each recorded skip of missed slots) is one batch
  * through the bead store — tracking bead, cooked molecule, `order.fired` — so after a restart the
  * scheduler rebuilds each order's last slot from the beads and fires no slot twice. Enable/disable are
@@ -103,6 +131,10 @@ export class OrderService {
   readonly #texts = new Map<string, string>();
   /** The formula layer each order was read beside: its formula is cooked from that directory alone. */
   readonly #layers = new Map<string, LayerDir>();
+  /** The file (absolute) each order was read from: its exec's `ORDER_DIR`. */
+  readonly #paths = new Map<string, string>();
+  /** The city's rigs as the last reload read them: where rig orders run, and which are suspended. */
+  #rigs = new Map<string, { root: string; suspended: boolean }>();
   readonly #newestSeq = new Map<string, number>();
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
   #timer: NodeJS.Timeout | undefined;
@@ -180,34 +212,36 @@ export class OrderService {
   }
 
   /**
-   * Re-reads the `orders/` directory of every formula layer (a later layer's order replaces an earlier one
-   * of the same name); an unchanged file keeps its order (and what the tick knows of it). Effects: reads
-   * city.toml, the packs and the order files.
+   * Re-reads the `orders/` directory of every formula layer: the city's (a later layer's order replaces an
+   * earlier one of the same name), then each rig's own layers (the same, within the rig; scoped to it).
+   * An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the packs
+   * and the order files.
    */
   async reload(): Promise<void> {
-    const files = new Map<string, { path: string; shown: string; layer: LayerDir }>();
-    for (const layer of await cityFormulaLayers(this.path)) {
-      for (const [name, file] of await orderFiles(layer.orders))
-        files.set(name, { ...file, layer: layer.formulas });
-    }
+    const all = await formulaLayers(this.path);
+    const files = await layerOrderFiles(all.city);
+    for (const rig of all.rigs) files.push(...(await layerOrderFiles(rig.layers, rig.name)));
+    this.#rigs = new Map(all.rigs.map((r) => [r.name, { root: r.root, suspended: r.suspended }]));
     const orders = new Map<string, Order>();
     const broken: { name: string; problems: FormulaProblem[] }[] = [];
-    for (const name of [...files.keys()].sort()) {
-      const file = files.get(name)!;
+    const keyed = files.map((f) => ({ scoped: scopedOrderName(f.name, f.rig), file: f }));
+    keyed.sort((a, b) => (a.scoped < b.scoped ? -1 : a.scoped > b.scoped ? 1 : 0));
+    for (const { scoped, file } of keyed) {
       const text = await readFile(file.path, 'utf8');
       const key = `${file.shown}\0${text}`;
-      const known = this.#orders.get(name);
-      if (known && this.#texts.get(name) === key) {
-        orders.set(name, known);
+      const known = this.#orders.get(scoped);
+      if (known && this.#texts.get(scoped) === key) {
+        orders.set(scoped, known);
         continue;
       }
-      this.#notBefore.delete(name);
-      const parsed = parseOrder(name, file.shown, text);
+      this.#notBefore.delete(scoped);
+      const parsed = parseOrder(file.name, file.shown, text, file.rig);
       if (parsed.ok) {
-        orders.set(name, parsed.order);
-        this.#texts.set(name, key);
-        this.#layers.set(name, file.layer);
-      } else broken.push({ name, problems: parsed.problems });
+        orders.set(scoped, parsed.order);
+        this.#texts.set(scoped, key);
+        this.#layers.set(scoped, file.layer);
+        this.#paths.set(scoped, file.path);
+      } else broken.push({ name: scoped, problems: parsed.problems });
     }
     this.#orders = orders;
     for (const order of orders.values())
@@ -219,6 +253,7 @@ export class OrderService {
   setOrders(orders: Iterable<Order>): void {
     this.#orders = new Map([...orders].map((o) => [o.scopedName, o]));
     this.#layers.clear();
+    this.#paths.clear();
     for (const order of this.#orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#notBefore.clear();
@@ -242,11 +277,20 @@ export class OrderService {
     return this.#overrides.get(o.scopedName) ?? o.enabled;
   }
 
-  /** The order `name`. @throws NotFoundError. */
+  /**
+   * The order `name`: its scoped name, else its bare name (upstream `resolveOrder`).
+   * @throws NotFoundError; AmbiguousError (409) for a bare name several rigs' orders share.
+   */
   get(name: string): Order {
     const o = this.#orders.get(name);
-    if (!o) throw new NotFoundError(`order ${name} not found`);
-    return o;
+    if (o) return o;
+    const match = resolveOrder(this.#orders.values(), name);
+    if (!match) throw new NotFoundError(`order ${name} not found`);
+    if ('ambiguous' in match)
+      throw new AmbiguousError(
+        `ambiguous order name ${JSON.stringify(name)}; use scoped name: ${match.ambiguous.join(', ')}`,
+      );
+    return match.order;
   }
 
   state(name: string): OrderState {
@@ -286,7 +330,11 @@ export class OrderService {
           subject: order.scopedName,
           ts: new Date(this.clock()).toISOString(),
           message: `order ${order.scopedName} ${enabled ? 'enabled' : 'disabled'}`,
-          payload: { name: order.name, scoped_name: order.scopedName },
+          payload: {
+            name: order.name,
+            scoped_name: order.scopedName,
+            ...(order.rig ? { rig: order.rig } : {}),
+          },
         }),
       ],
       commit: () => undefined,
@@ -322,7 +370,7 @@ export class OrderService {
     // orders side by side, so one order's formula read does not wait for another's append.
     const due: Firing[][] = [];
     for (const order of this.#orders.values()) {
-      if (!this.enabled(order)) continue;
+      if (!this.enabled(order) || this.#rigSuspended(order)) continue;
       const lastSlot = this.#state.get(order.scopedName)?.lastSlot;
       const quiet = this.#notBefore.get(order.scopedName);
       if (quiet && quiet.after === lastSlot && now < quiet.until) continue;
@@ -341,6 +389,12 @@ export class OrderService {
     }
     const written = await Promise.all(due.map((firings) => this.#fireInTurn(firings, now)));
     return written.reduce((a, b) => a + b, 0);
+  }
+
+  /** Whether the rig `order` works in is suspended: it is not fired then (upstream skips it too). */
+  #rigSuspended(order: Order): boolean {
+    const rig = targetRig(order);
+    return rig !== undefined && this.#rigs.get(rig)?.suspended === true;
   }
 
   async #fireInTurn(firings: readonly Firing[], now: number): Promise<number> {
@@ -362,7 +416,8 @@ export class OrderService {
     const { order } = f;
     let tracking: { id: string } | undefined;
     if (order.formula && f.slot !== undefined && f.failed === undefined) {
-      const pool = order.pool;
+      // A rig order's bare pool is the rig's (upstream `qualifyPool`).
+      const pool = order.pool === undefined ? undefined : qualifyPool(order.pool, order.rig);
       const layer = this.#layers.get(order.scopedName);
       await this.formulas.cook(order.formula, {
         actor: 'controller',
@@ -390,7 +445,18 @@ export class OrderService {
   #runExec(order: Order, trackingId: string): void {
     const exec = this.options.exec ?? shell;
     const started = this.clock();
-    const p = exec(order.exec!, { cwd: this.path, timeoutMs: order.timeoutMs })
+    const rig = order.rig === undefined ? undefined : this.#rigs.get(order.rig);
+    const layer = this.#layers.get(order.scopedName);
+    const file = this.#paths.get(order.scopedName);
+    const env = orderExecEnv({
+      cityPath: resolve(this.path),
+      prefix: this.store.model.prefix,
+      ...(rig ? { rig: { name: order.rig!, root: rig.root } } : {}),
+      ...(file ? { orderFile: file } : {}),
+      ...(layer ? { formulaLayer: layer.path } : {}),
+    });
+    // A rig order runs in its rig, as upstream runs it in its store's root.
+    const p = exec(order.exec!, { cwd: env.GC_STORE_ROOT!, timeoutMs: order.timeoutMs, env })
       .then((out) =>
         this.store.decide(
           execDoneDecider(order, trackingId, out.code === 0, { ...out, ms: this.clock() - started }),

@@ -1,6 +1,7 @@
 import { parse, TomlError } from 'smol-toml';
 import { parseCron, type Cron } from './cron.ts';
 import type { FormulaProblem } from '../formulas/formula.ts';
+import { scopedOrderName } from './scope.ts';
 
 /** What fires an order (upstream's `gate`, later `trigger`). */
 export type Trigger =
@@ -15,8 +16,10 @@ export type CatchUp = 'latest' | 'all' | 'none';
 /** One order, from `orders/<name>.toml` (`[order]` table). */
 export interface Order {
   name: string;
-  /** `<name>` (rig orders are not served yet). */
+  /** `<name>` for a city order, `<name>:rig:<rig>` for one read from a rig's layers. */
   scopedName: string;
+  /** The rig whose formula layers the order was read from; absent for a city order. */
+  rig?: string;
   description?: string;
   formula?: string;
   exec?: string;
@@ -60,13 +63,14 @@ export function goDurationMs(s: string): number | undefined {
 /**
  * Parses `orders/<name>.toml`: exactly one of `formula` / `exec` (exec without `pool`), a trigger
  * (`gate` or `trigger`: cron needs `schedule`, cooldown `interval`, event `on`; manual needs nothing), and
- * our `catch_up` (latest | all | none, default latest). Problems name file, line and field.
- * This is a pure function.
+ * our `catch_up` (latest | all | none, default latest). Problems name file, line and field. An order of
+ * `rig`'s layers is scoped to it. This is a pure function.
  */
 export function parseOrder(
   name: string,
   file: string,
   text: string,
+  rig?: string,
 ): { ok: true; order: Order } | { ok: false; problems: FormulaProblem[] } {
   let doc: Record<string, unknown>;
   try {
@@ -137,7 +141,8 @@ export function parseOrder(
   if (problems.length > 0 || !trigger) return { ok: false, problems };
   const order: Order = {
     name,
-    scopedName: name,
+    scopedName: scopedOrderName(name, rig),
+    ...(rig ? { rig } : {}),
     trigger,
     catchUp: catchUp as CatchUp,
     enabled: enabled as boolean,

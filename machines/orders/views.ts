@@ -10,6 +10,7 @@ import { formulaFeed } from '../formulas/workflowView.ts';
 import { OrderLabel } from './fire.ts';
 import type { Order } from './order.ts';
 import type { Evaluation } from './schedule.ts';
+import { qualifyPool } from './scope.ts';
 
 /** Where every order record lives: the city's one bead store. */
 export const storeRef = (city: string): string => `city:${city}`;
@@ -31,6 +32,7 @@ export function orderResponse(order: Order, enabled: boolean): OrderResponse {
   if (order.formula) out.formula = order.formula;
   if (order.exec) out.exec = order.exec;
   if (order.pool) out.pool = order.pool;
+  if (order.rig) out.rig = order.rig;
   if (order.timeout) out.timeout = order.timeout;
   if (t.kind === 'cron') out.schedule = t.schedule;
   if (t.kind === 'cooldown') out.interval = t.interval;
@@ -72,6 +74,7 @@ export function checkResponse(
     due: evaluation.due,
     reason: evaluation.reason,
   };
+  if (order.rig) out.rig = order.rig;
   if (last) {
     out.last_run = last.created_at;
     const outcome = runOutcome(last);
@@ -107,6 +110,7 @@ export function historyEntry(city: string, order: Order, bead: StoredBead): Orde
     capture_output: exec,
     has_output: exec && bead.labels?.includes(OrderLabel.Tracking) === true,
   };
+  if (order.rig) out.rig = order.rig;
   if (meta['convergence.gate_duration_ms'] !== undefined)
     out.duration_ms = meta['convergence.gate_duration_ms'];
   if (meta['convergence.gate_exit_code'] !== undefined) out.exit_code = meta['convergence.gate_exit_code'];
@@ -159,7 +163,7 @@ export function ordersFeed(
       type: exec ? 'exec' : 'formula',
       title: bead.title,
       status: bead.status !== 'closed' ? 'active' : outcome === 'failed' ? 'failed' : 'done',
-      target: exec ? 'exec' : (order?.pool ?? order?.formula ?? scoped),
+      target: exec ? 'exec' : order?.pool ? qualifyPool(order.pool, order.rig) : (order?.formula ?? scoped),
       scope_kind: 'city',
       scope_ref: city,
       started_at: bead.created_at,
