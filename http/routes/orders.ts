@@ -68,7 +68,8 @@ function beforeMs(before: string | undefined): number | undefined {
 /**
  * The orders family under /v0/city/{cityName}: list, one order, check (what would fire now and why not),
  * feed, history and one run's output, and enable/disable (journaled as `order.enabled` / `order.disabled`).
- * An unknown order or run is a 404; nothing is written on any error.
+ * A name is an order's scoped name (`<name>:rig:<rig>` for a rig's), else its bare name. An unknown order or
+ * run is a 404, a bare name several rigs' orders share a 409; nothing is written on any error.
  */
 export function orderRoutes(scope: FastifyInstance, deps: AppDeps): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
