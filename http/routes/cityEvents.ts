@@ -49,7 +49,13 @@ const StreamHeaders = Type.Object({
   ),
 });
 
-const indexHeader = { 'X-GC-Index': { type: 'integer', minimum: 0, description: 'Head of the city log.' } };
+const indexHeader = {
+  'X-GC-Index': { type: 'integer', minimum: 0, description: 'Head of the city log.' },
+  'X-GC-Cache-Age-S': {
+    type: 'number',
+    description: 'Age in seconds of the read model that answered: always 0 (the log is read live).',
+  },
+};
 
 /**
  * City-scope event routes: `GET /v0/city/{cityName}/events` (a page, newest first, optionally blocking),
@@ -80,7 +86,8 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
       const served = servedEvents(include);
       const keep = (event: JournalEvent): boolean => served(journal.name, event);
       const { body, head } = await listCityEvents(journal, { ...query, keep });
-      return reply.header('X-GC-Index', String(head)).send(body);
+      // Upstream declares both headers on this list; the cache age is 0: the log is read live.
+      return reply.header('X-GC-Index', String(head)).header('X-GC-Cache-Age-S', '0').send(body);
     },
   );
 

@@ -7,6 +7,7 @@ import {
   type MailCounts,
   type WorkCounts,
 } from '../../machines/beads/statusCounts.ts';
+import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { CityNameParams, HealthOutputBody, StatusBody, StatusQuery } from '../../schemas/cities.ts';
 import { MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
 import { NOT_RUNNING, runningCity, runningCityDetail } from '../cityScope.ts';
@@ -54,7 +55,7 @@ export function cityStatusRoutes(fastify: FastifyInstance, deps: AppDeps): void 
         tags: ['cities'],
         params: CityNameParams,
         querystring: StatusQuery,
-        response: { 200: StatusBody },
+        response: { 200: indexedResponse(StatusBody, 'The city status.') },
       },
     },
     async (request, reply) => {
@@ -63,7 +64,8 @@ export function cityStatusRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       const blocking = parseBlockingQuery(request.query, MAX_WAIT_MS);
       if (blocking) await waitForJournal(reply, city.journal, blocking);
       const view = runningCityDetail(deps, cityName);
-      reply.header('X-GC-Index', String(await city.journal.head()));
+      // Upstream declares both headers; the cache age is 0: the counts are read live.
+      reply.header('X-GC-Index', String(await city.journal.head())).header('X-GC-Cache-Age-S', '0');
       return {
         name: view.name,
         path: view.path,
