@@ -129,7 +129,7 @@ const count = (fields: string[]) =>
 
 /**
  * Upstream StatusBody: the fields it requires, and its `partial` flags. Work and mail counts come from the
- * city's bead store; agent and rig counts are zero until those families exist.
+ * city's bead store, agent counts from its agent service, rig counts from its effective config.
  */
 export const StatusBody = Type.Object(
   {

@@ -16,6 +16,7 @@ import {
 } from '../../schemas/readiness.ts';
 import { NOT_RUNNING, runningCity, runningCityDetail } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
+import { cityCounts } from './cityCounts.ts';
 
 /**
  * The typed routes of one city that the supervisor itself serves: detail, readiness, stop, and
@@ -30,13 +31,17 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       schema: {
         operationId: 'get-v0-city-by-city-name',
         summary: 'Get a city',
-        description: NOT_RUNNING,
+        description: `\`agent_count\` and \`rig_count\` are the agents and rigs its effective config declares. ${NOT_RUNNING}`,
         tags: ['cities'],
         params: CityNameParams,
         response: { 200: CityGetResponse },
       },
     },
-    async (request) => runningCityDetail(deps, request.params.cityName),
+    async (request) => {
+      const view = runningCityDetail(deps, request.params.cityName);
+      const counts = await cityCounts(deps, view.name, view.agent_count);
+      return { ...view, agent_count: counts.configuredAgents, rig_count: counts.rigs.total };
+    },
   );
 
   app.patch(

@@ -13,6 +13,7 @@ import { MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuer
 import { NOT_RUNNING, runningCity, runningCityDetail } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 import { beadStoreFor } from './beadsService.ts';
+import { cityCounts } from './cityCounts.ts';
 
 interface StatusCounts {
   work: WorkCounts;
@@ -51,7 +52,7 @@ export function cityStatusRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       schema: {
         operationId: 'get-v0-city-by-city-name-status',
         summary: 'City status',
-        description: `Work counts (open and in-progress work beads, and the ready set of \`GET /beads/ready\`; messages and convoys are not work) and mail counts (open messages, unread among them) come from the city's bead store. With \`index\`, waits (up to \`wait\`, default 30s, max 2m) until the city log's head passes it. The X-GC-Index header carries the head. ${NOT_RUNNING}`,
+        description: `Work counts (open and in-progress work beads, and the ready set of \`GET /beads/ready\`; messages and convoys are not work) and mail counts (open messages, unread among them) come from the city's bead store; agent counts from its agents as \`GET /agents\` lists them (running, suspended, quarantined), rig counts from its effective config. With \`index\`, waits (up to \`wait\`, default 30s, max 2m) until the city log's head passes it. The X-GC-Index header carries the head. ${NOT_RUNNING}`,
         tags: ['cities'],
         params: CityNameParams,
         querystring: StatusQuery,
@@ -66,17 +67,22 @@ export function cityStatusRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       const view = runningCityDetail(deps, cityName);
       // Upstream declares both headers; the cache age is 0: the counts are read live.
       reply.header('X-GC-Index', String(await city.journal.head())).header('X-GC-Cache-Age-S', '0');
+      const counts = await cityCounts(deps, cityName, view.agent_count);
+      const { partial_errors: storeErrors = [], ...store } = statusCounts(deps, cityName);
+      const errors = [...storeErrors, ...counts.errors];
       return {
         name: view.name,
         path: view.path,
         uptime_sec: view.uptime_sec,
         suspended: view.suspended,
-        agent_count: view.agent_count,
-        rig_count: view.rig_count,
-        running: 0,
-        agents: { total: view.agent_count, running: 0, suspended: 0, quarantined: 0 },
-        rigs: { total: 0, suspended: 0 },
-        ...statusCounts(deps, cityName),
+        // Upstream's deprecated aliases of agents.total, rigs.total and agents.running.
+        agent_count: counts.agents.total,
+        rig_count: counts.rigs.total,
+        running: counts.agents.running,
+        agents: counts.agents,
+        rigs: counts.rigs,
+        ...store,
+        ...(errors.length > 0 ? { partial: true as const, partial_errors: errors } : {}),
         ...(view.version ? { version: view.version } : {}),
       };
     },

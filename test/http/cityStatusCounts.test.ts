@@ -11,6 +11,7 @@ interface Counts {
   work: { in_progress: number; ready: number; open: number };
   mail: { unread: number; total: number };
   partial?: boolean;
+  partial_errors?: string[];
 }
 
 const status = async (h: CityHarness): Promise<Counts> => {
@@ -48,7 +49,11 @@ t.test('GET …/status counts work and mail from the read models', async (t) => 
   const body = await status(h);
   t.same(body.work, { in_progress: 1, ready: 1, open: 3 }, 'open: ready + blocked + deferred');
   t.same(body.mail, { unread: 1, total: 2 }, 'archived mail is not counted');
-  t.notOk(body.partial, 'nothing was left out');
+  // This harness runs the bead store alone, so only the agent and rig counts may be partial.
+  t.notOk(
+    (body.partial_errors ?? []).some((e) => e.startsWith('work and mail')),
+    'work and mail were counted whole',
+  );
   t.same(body.mail, (await call(h, 'GET', '/mail/count')).json(), 'the same counts as GET /mail/count');
   t.equal((await call(h, 'GET', '/beads/ready')).json().total, body.work.ready, 'the same ready set');
 

@@ -363,6 +363,23 @@ t.test('every answer has upstream shape', async (t) => {
     const list = await s.call('GET', `${BASE}/agents`);
     return (list.body?.items ?? []).filter((a: { running?: boolean }) => a.running).length === 2;
   }, 20_000);
+  // The counts of the city's detail and status are its agents' and rigs', not zeros: one rig, two configured
+  // agents, both running (the deprecated totals say the same as the counts they alias).
+  const detail = (await s.call('GET', BASE)).body;
+  t.match(detail, { agent_count: 2, rig_count: 1 }, 'city detail: configured agents and rigs');
+  const status = (await s.call('GET', `${BASE}/status`)).body;
+  t.match(
+    status,
+    {
+      agent_count: 2,
+      rig_count: 1,
+      running: 2,
+      agents: { total: 2, running: 2, suspended: 0, quarantined: 0 },
+      rigs: { total: 1, suspended: 0 },
+    },
+    'city status: agents by state, rigs',
+  );
+  t.notOk(status.partial, 'every family answered');
   const conv = { scope_id: 'T1', provider: 'chat', account_id: 'acct', conversation_id: 'C1', kind: 'room' };
   const convQuery = 'scope_id=T1&provider=chat&account_id=acct&conversation_id=C1&kind=room';
   await post(

@@ -1,0 +1,57 @@
+import { UnavailableError } from '../../actors/errors.ts';
+import { agentApiFor } from './agentsService.ts';
+import { configApiFor } from './configService.ts';
+import type { AppDeps } from '../deps.ts';
+
+/** The agent and rig counts of a city's detail and status, read live from its agent and config services. */
+export interface CityCounts {
+  /** `[[agent]]` templates of the effective config (upstream CityGetResponse `agent_count`). */
+  configuredAgents: number;
+  /** The agents as `GET /agents` lists them (pool instances each), by state. */
+  agents: { total: number; running: number; suspended: number; quarantined: number };
+  rigs: { total: number; suspended: number };
+  /** One line per service that could not be read (status's `partial_errors`). */
+  errors: string[];
+}
+
+/**
+ * Counts a running city's agents and rigs. A city running without its config or agent service (a start-up
+ * phase not run or failed) counts what it can: `fallbackAgents` configured agents, the rest zero, and an
+ * error line each, so status can say it is partial.
+ * Effects: reads the city's config and agent services.
+ * @throws NotFoundError while the city is not running; what the services throw besides UnavailableError.
+ */
+export async function cityCounts(
+  deps: Pick<AppDeps, 'cities'>,
+  cityName: string,
+  fallbackAgents: number,
+): Promise<CityCounts> {
+  const errors: string[] = [];
+  let configuredAgents = fallbackAgents;
+  const rigs = { total: 0, suspended: 0 };
+  try {
+    const config = await configApiFor(deps, cityName).config();
+    configuredAgents = config.agents?.length ?? 0;
+    for (const rig of config.rigs ?? []) {
+      rigs.total++;
+      if (rig.suspended) rigs.suspended++;
+    }
+  } catch (err) {
+    if (!(err instanceof UnavailableError)) throw err;
+    errors.push(`rigs: ${err.message}`);
+  }
+  const agents = { total: configuredAgents, running: 0, suspended: 0, quarantined: 0 };
+  try {
+    const { items } = await agentApiFor(deps, cityName).list({});
+    agents.total = items.length;
+    for (const agent of items) {
+      if (agent.running) agents.running++;
+      if (agent.suspended) agents.suspended++;
+      if (agent.state === 'quarantined') agents.quarantined++;
+    }
+  } catch (err) {
+    if (!(err instanceof UnavailableError)) throw err;
+    errors.push(`agents: ${err.message}`);
+  }
+  return { configuredAgents, agents, rigs, errors };
+}
