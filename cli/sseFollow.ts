@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type ApiClient } from './api.ts';
 import { CliError, errorText } from './errors.ts';
-import { BACKOFF } from './events/stream.ts';
+import { BACKOFF, pause } from './events/stream.ts';
 import type { SseFrame } from './sse.ts';
 import { openSse } from './sseStream.ts';
 
@@ -32,16 +31,6 @@ export interface ResumableFollow {
 
 /** Problems worth retrying on a reconnect: the supervisor or the city restarting. */
 const retryable = (err: ApiError): boolean => err.status >= 500 || err.status === 404 || err.status === 429;
-
-/** Waits `ms` unless `signal` fires first; resolves false when it did. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Follows an SSE stream whose `id:` is a resume position, handing each `event` frame to `emit`. After a

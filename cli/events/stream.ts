@@ -107,7 +107,7 @@ function waitingNote(run: StreamRun): (err: ApiError) => void {
 }
 
 /** Waits `ms` unless `signal` fires first; resolves false when it did. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   try {
     await sleep(ms, undefined, { signal });
     return true;
