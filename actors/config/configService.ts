@@ -50,6 +50,7 @@ import { deletePatch, patchKey, patchRecord, patchTables, putPatch, type PatchKi
 import { createProvider, deleteProvider, updateProvider } from './providerEdits.ts';
 import { createRig, deleteRig, updateRig } from './rigEdits.ts';
 import { gitStatus } from './rigGit.ts';
+import { orderProblems } from '../orders/orderScan.ts';
 
 /** What the service needs of the city's sessions (absent in a city that runs none). */
 export interface ConfigSessions {
@@ -163,11 +164,16 @@ export class ConfigService implements ConfigApi {
     return explainView(await this.#fresh());
   }
 
-  /** The file as it is now, even when it is not valid TOML (then its one error names the line). */
+  /**
+   * The file as it is now, even when it is not valid TOML (then its one error names the line), with the
+   * problems of its orders (`[orders]`, deprecated order files), which only this report carries: they
+   * never stop a write.
+   */
   async validate() {
     const text = await readFile(cityTomlPath(this.opts.path), 'utf8');
     try {
-      return validateView((await effectiveConfigOf(this.opts.path, text, this.opts.city)).problems);
+      const { problems } = await effectiveConfigOf(this.opts.path, text, this.opts.city);
+      return validateView([...problems, ...(await orderProblems(this.opts.path))]);
     } catch (err) {
       return validateView([tomlProblem((err as Error).cause ?? err)]);
     }

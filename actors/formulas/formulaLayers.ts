@@ -61,6 +61,8 @@ export interface RigLayers {
 export interface CityLayers {
   city: FormulaLayer[];
   rigs: RigLayers[];
+  /** city.toml's `[orders]` table (include fragments merged), as written: the order scan reads it. */
+  orders?: unknown;
 }
 
 /**
@@ -106,7 +108,11 @@ export async function formulaLayers(cityDir: string): Promise<CityLayers> {
     layers.push({ formulas: dirOf(cityPath, formulas), orders: dirOf(cityPath, join(packDir, ORDERS)) });
   }
   layers.push({ formulas: dirOf(cityPath, local), orders: dirOf(cityPath, join(cityPath, ORDERS)) });
-  return { city: layers, rigs: await rigLayers(cityPath, root) };
+  return {
+    city: layers,
+    rigs: await rigLayers(cityPath, root),
+    ...(root.orders === undefined ? {} : { orders: root.orders }),
+  };
 }
 
 /** The layer of a formula directory: its orders are in the sibling `orders/`. */

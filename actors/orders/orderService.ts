@@ -1,14 +1,14 @@
 import type { SchedulerEvent } from '../../machines/orders/scheduler.machine.ts';
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { BeadStore } from '../beads/beadStore.ts';
 import { AmbiguousError, NotFoundError } from '../errors.ts';
-import { formulaLayers, type FormulaLayer, type LayerDir } from '../formulas/formulaLayers.ts';
+import type { LayerDir } from '../formulas/formulaLayers.ts';
 import type { FormulaService } from '../formulas/formulaService.ts';
 import type { JournalEvent } from '../journal/journal.ts';
 import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
 import type { FormulaProblem } from '../../machines/formulas/formula.ts';
+import { renderProblem, type ConfigProblem } from '../../machines/config/problems.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import { payloadAs } from '../../schemas/eventDecode.ts';
 import {
@@ -21,7 +21,8 @@ import {
   type Firing,
 } from '../../machines/orders/fire.ts';
 import { orderExecEnv } from './execEnv.ts';
-import { parseOrder, type Order } from '../../machines/orders/order.ts';
+import { scanOrder, type Order } from '../../machines/orders/order.ts';
+import { scanOrders } from './orderScan.ts';
 import { qualifyPool, resolveOrder, scopedOrderName, targetRig } from '../../machines/orders/scope.ts';
 import { runBeads } from '../../machines/orders/views.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
@@ -64,49 +65,8 @@ export interface OrderServiceOptions {
   onError?: (err: unknown) => void;
   /** Told of each tick's start and end (the scheduler's actor for the inspector). */
   scheduler?: { send(event: SchedulerEvent): void };
-}
-
-/**
- * The order files of one `orders/` directory by name: `<name>.toml` beats the legacy `<name>.order.toml`.
- * A missing directory has none. Effects: reads the directory.
- */
-async function orderFiles(dir: LayerDir): Promise<Map<string, { path: string; shown: string }>> {
-  let entries: string[];
-  try {
-    entries = (await readdir(dir.path)).sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw err;
-  }
-  const out = new Map<string, { path: string; shown: string }>();
-  for (const entry of entries) {
-    if (!entry.endsWith('.toml')) continue;
-    const name = entry.replace(/(\.order)?\.toml$/, '');
-    if (out.has(name) && entry.endsWith('.order.toml')) continue;
-    out.set(name, { path: join(dir.path, entry), shown: `${dir.label}/${entry}` });
-  }
-  return out;
-}
-
-/** One order file found in a layer's `orders/`, before it is parsed. */
-interface OrderFile {
-  name: string;
-  rig?: string;
-  path: string;
-  shown: string;
-  layer: LayerDir;
-}
-
-/**
- * The order files of a run of layers (lowest first): a later layer's order replaces an earlier one of
- * the same name. Effects: reads the directories.
- */
-async function layerOrderFiles(layers: readonly FormulaLayer[], rig?: string): Promise<OrderFile[]> {
-  const files = new Map<string, OrderFile>();
-  for (const layer of layers)
-    for (const [name, file] of await orderFiles(layer.orders))
-      files.set(name, { name, ...(rig ? { rig } : {}), ...file, layer: layer.formulas });
-  return [...files.values()];
+  /** Told once of each problem of `[orders]` a scan finds (the supervisor's log). */
+  onProblem?: (problem: ConfigProblem) => void;
 }
 
 /**
@@ -121,6 +81,9 @@ async function layerOrderFiles(layers: readonly FormulaLayer[], rig?: string): P
 export class OrderService {
   #orders = new Map<string, Order>();
   #broken: { name: string; problems: FormulaProblem[] }[] = [];
+  #problems: ConfigProblem[] = [];
+  /** The problems already told to `onProblem` (each once). */
+  readonly #told = new Set<string>();
   readonly #state = new Map<string, OrderState>();
   readonly #overrides = new Map<string, boolean>();
   /** When each order was last enabled through the API (slots before it are not owed). */
@@ -214,28 +177,27 @@ export class OrderService {
   /**
    * Re-reads the `orders/` directory of every formula layer: the city's (a later layer's order replaces an
    * earlier one of the same name), then each rig's own layers (the same, within the rig; scoped to it).
-   * An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the packs
-   * and the order files.
+   * As upstream's scan, the names in `[orders].skip` and the files that say `enabled = false` are left
+   * out. An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the
+   * packs and the order files.
    */
   async reload(): Promise<void> {
-    const all = await formulaLayers(this.path);
-    const files = await layerOrderFiles(all.city);
-    for (const rig of all.rigs) files.push(...(await layerOrderFiles(rig.layers, rig.name)));
-    this.#rigs = new Map(all.rigs.map((r) => [r.name, { root: r.root, suspended: r.suspended }]));
+    const scan = await scanOrders(this.path);
+    this.#rigs = new Map(scan.rigs.map((r) => [r.name, { root: r.root, suspended: r.suspended }]));
     const orders = new Map<string, Order>();
     const broken: { name: string; problems: FormulaProblem[] }[] = [];
-    const keyed = files.map((f) => ({ scoped: scopedOrderName(f.name, f.rig), file: f }));
+    const keyed = scan.files.map((f) => ({ scoped: scopedOrderName(f.name, f.rig), file: f }));
     keyed.sort((a, b) => (a.scoped < b.scoped ? -1 : a.scoped > b.scoped ? 1 : 0));
     for (const { scoped, file } of keyed) {
-      const text = await readFile(file.path, 'utf8');
-      const key = `${file.shown}\0${text}`;
+      const key = `${file.shown}\0${file.text}`;
       const known = this.#orders.get(scoped);
       if (known && this.#texts.get(scoped) === key) {
         orders.set(scoped, known);
         continue;
       }
       this.#notBefore.delete(scoped);
-      const parsed = parseOrder(file.name, file.shown, text, file.rig);
+      const parsed = scanOrder(file.name, file.shown, file.text, file.rig);
+      if ('disabled' in parsed) continue;
       if (parsed.ok) {
         orders.set(scoped, parsed.order);
         this.#texts.set(scoped, key);
@@ -247,6 +209,13 @@ export class OrderService {
     for (const order of orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#broken = broken;
+    this.#problems = scan.problems;
+    for (const p of this.#problems) {
+      const line = renderProblem(p);
+      if (this.#told.has(line)) continue;
+      this.#told.add(line);
+      this.options.onProblem?.(p);
+    }
   }
 
   /** Replaces the orders (the benchmark's 10,000 without files). */
@@ -266,6 +235,11 @@ export class OrderService {
 
   get broken() {
     return this.#broken;
+  }
+
+  /** The problems of `[orders]` the last scan found (also in `/config/validate`). */
+  get problems(): readonly ConfigProblem[] {
+    return this.#problems;
   }
 
   /** Every order with its effective enabled flag. */

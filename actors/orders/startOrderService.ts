@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'smol-toml';
+import { renderProblem } from '../../machines/config/problems.ts';
 import { goDurationMs } from '../../machines/orders/order.ts';
 import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
 import { cityTomlPath } from '../cityConfig.ts';
@@ -54,6 +55,8 @@ export async function startOrderService(
     ((err: unknown) => city.logger?.warn({ err, city: city.name }, 'order scheduler trouble'));
   const service = new OrderService(city.name, city.path, store, formulas, city.log, {
     ...(city.observer ? { scheduler: new SchedulerActor(city.name, city.observer) } : {}),
+    onProblem: (problem) =>
+      city.logger?.warn({ city: city.name, problem: renderProblem(problem) }, 'order configuration'),
     ...options,
     tickMs,
     onError,

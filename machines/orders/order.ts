@@ -60,21 +60,16 @@ export function goDurationMs(s: string): number | undefined {
   return used === s.length && used > 0 ? total : undefined;
 }
 
-/**
- * Parses `orders/<name>.toml`: exactly one of `formula` / `exec` (exec without `pool`), a trigger
- * (`gate` or `trigger`: cron needs `schedule`, cooldown `interval`, event `on`; manual needs nothing), and
- * our `catch_up` (latest | all | none, default latest). Problems name file, line and field. An order of
- * `rig`'s layers is scoped to it. This is a pure function.
- */
-export function parseOrder(
-  name: string,
+/** One order file parsed: its order, or its problems. */
+export type ParsedOrder = { ok: true; order: Order } | { ok: false; problems: FormulaProblem[] };
+
+/** The TOML of an order file, or its syntax problem. This is a pure function. */
+function orderDoc(
   file: string,
   text: string,
-  rig?: string,
-): { ok: true; order: Order } | { ok: false; problems: FormulaProblem[] } {
-  let doc: Record<string, unknown>;
+): { ok: true; doc: Record<string, unknown> } | { ok: false; problems: FormulaProblem[] } {
   try {
-    doc = parse(text);
+    return { ok: true, doc: parse(text) };
   } catch (err) {
     const line = err instanceof TomlError ? err.line : 1;
     return {
@@ -82,6 +77,45 @@ export function parseOrder(
       problems: [{ file, line, field: '(syntax)', message: String((err as Error).message).split('\n')[0]! }],
     };
   }
+}
+
+/**
+ * One order file as upstream's scan takes it: a file whose `[order]` says `enabled = false` is dropped
+ * before anything else is checked (`{ disabled: true }`); any other is parsed (see {@link parseOrder}).
+ * This is a pure function.
+ */
+export function scanOrder(
+  name: string,
+  file: string,
+  text: string,
+  rig?: string,
+): ParsedOrder | { disabled: true } {
+  const read = orderDoc(file, text);
+  if (!read.ok) return read;
+  const o = read.doc.order as Record<string, unknown> | undefined;
+  if (typeof o === 'object' && o !== null && o.enabled === false) return { disabled: true };
+  return orderOf(name, file, text, read.doc, rig);
+}
+
+/**
+ * Parses `orders/<name>.toml`: exactly one of `formula` / `exec` (exec without `pool`), a trigger
+ * (`gate` or `trigger`: cron needs `schedule`, cooldown `interval`, event `on`; manual needs nothing), and
+ * our `catch_up` (latest | all | none, default latest). Problems name file, line and field. An order of
+ * `rig`'s layers is scoped to it. This is a pure function.
+ */
+export function parseOrder(name: string, file: string, text: string, rig?: string): ParsedOrder {
+  const read = orderDoc(file, text);
+  return read.ok ? orderOf(name, file, text, read.doc, rig) : read;
+}
+
+/** The order of a parsed file (`text` for the lines problems name). This is a pure function. */
+function orderOf(
+  name: string,
+  file: string,
+  text: string,
+  doc: Record<string, unknown>,
+  rig?: string,
+): ParsedOrder {
   const lines = text.split(/\r?\n/);
   const lineOf = (key: string) => {
     const i = lines.findIndex((l) => new RegExp(`^\\s*${key}\\s*=`).test(l));

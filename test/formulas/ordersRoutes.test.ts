@@ -35,7 +35,7 @@ async function served(t: Test): Promise<Served> {
     '[order]\ndescription = "digest"\nformula = "f"\ngate = "cron"\nschedule = "0 * * * *"\npool = "worker"\n',
   );
   await order('ping', '[order]\nexec = "echo hi"\ntrigger = "cooldown"\ninterval = "5m"\n');
-  await order('byhand', '[order]\nformula = "f"\ngate = "manual"\nenabled = false\n');
+  await order('byhand', '[order]\nformula = "f"\ngate = "manual"\n');
   await order('broken', '[order]\nformula = "f"\ngate = "sometimes"\n');
   const clock = { now: T0 + 5_000 };
   const svc = new OrderService(h.name, h.dir, h.beads.service, h.formulas, h.log, {
@@ -45,6 +45,8 @@ async function served(t: Test): Promise<Served> {
   });
   await svc.start();
   t.teardown(() => svc.stop());
+  // Disabled through the API (a file's `enabled = false` drops the order, as upstream's scan does).
+  await svc.setEnabled('byhand', false);
   h.attach({ [ORDER_SERVICE]: svc });
   const base = (await h.app.listen({ port: 0, host: '127.0.0.1' })) + h.base;
   const get = async (path: string) => {

@@ -1,0 +1,149 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import t, { type Test } from 'tap';
+import { CONFIG_SERVICE } from '../../actors/config/configApi.ts';
+import { ConfigService } from '../../actors/config/configService.ts';
+import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
+import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
+import type { ConfigProblem } from '../../machines/config/problems.ts';
+import { recordingLogger } from '../helpers/recordingLogger.ts';
+import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
+
+/**
+ * city.toml's `[orders]` table and the order files upstream still reads (config-and-automation §3.1, §3.5):
+ * `skip` and a file's `enabled = false` drop an order from the scanned list, `max_timeout` caps every
+ * order's timeout, the legacy layouts are read with a deprecation warning, and `[[orders.overrides]]`
+ * change an order's fields by name and rig. Everything is seen through the API: /orders, /orders/check,
+ * firing, /config/validate.
+ */
+
+const T0 = Date.parse('2030-01-01T00:00:00Z');
+const HOURLY = 'gate = "cron"\nschedule = "0 * * * *"\n';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
+type Json = any;
+
+async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
+  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
+  await writeFile(join(h.dir, rel), text);
+}
+
+const RIGS = `[workspace]
+name = "c"
+
+[[rigs]]
+name = "app"
+path = "repos/app"
+formulas_dir = "rigs/app/formulas"
+`;
+
+interface ExecCall {
+  command: string;
+  timeoutMs: number;
+}
+
+/**
+ * A served city: `toml` is its city.toml (a rig `app` unless told), `files` its order files; the config
+ * service answers /config/validate. The scheduler ticks by hand on a simulated clock.
+ */
+async function city(t: Test, toml: string, files: Record<string, string>) {
+  const h = await formulaHarness(t);
+  await put(h, 'city.toml', toml);
+  await h.formula('f.toml', '[[steps]]\nid = "a"\ntitle = "city step"\n');
+  await put(h, 'rigs/app/formulas/f.toml', '[[steps]]\nid = "a"\ntitle = "app step"\n');
+  await mkdir(join(h.dir, 'repos/app'), { recursive: true });
+  for (const [rel, text] of Object.entries(files)) await put(h, rel, text);
+  const clock = { now: T0 + 5_000 };
+  const calls: ExecCall[] = [];
+  const exec: ExecRunner = (command, { timeoutMs }) => {
+    calls.push({ command, timeoutMs });
+    return Promise.resolve({ code: 0, stdout: '', stderr: '' });
+  };
+  const told: ConfigProblem[] = [];
+  const svc = new OrderService(h.name, h.dir, h.beads.service, h.formulas, h.log, {
+    clock: () => clock.now,
+    tickMs: 0,
+    exec,
+    onProblem: (p) => told.push(p),
+  });
+  await svc.start();
+  t.teardown(() => svc.stop());
+  const config = new ConfigService({
+    city: h.name,
+    path: h.dir,
+    log: h.log,
+    logger: recordingLogger().logger,
+    pollMs: 0,
+  });
+  await config.start();
+  t.teardown(() => config.stop());
+  h.attach({ [ORDER_SERVICE]: svc, [CONFIG_SERVICE]: config });
+  const get = async (path: string): Promise<{ status: number; body: Json }> => {
+    const res = await call(h, 'GET', path);
+    return { status: res.statusCode, body: res.json() };
+  };
+  const post = async (path: string): Promise<{ status: number; body: Json }> => {
+    const res = await call(h, 'POST', path);
+    return { status: res.statusCode, body: res.json() };
+  };
+  const listed = async (): Promise<Record<string, Json>> => {
+    const res = await get('/orders');
+    t.equal(res.status, 200, JSON.stringify(res.body));
+    return Object.fromEntries(
+      (res.body.orders as Json[]).map((o): [string, Json] => [String(o.scoped_name), o]),
+    );
+  };
+  const checked = async (): Promise<Record<string, [boolean, string]>> =>
+    Object.fromEntries(
+      ((await get('/orders/check')).body.checks as Json[]).map((c): [string, [boolean, string]] => [
+        String(c.scoped_name),
+        [c.due === true, String(c.reason)],
+      ]),
+    );
+  const fired = async (): Promise<string[]> =>
+    (await h.events())
+      .filter((e) => e.type === 'order.fired')
+      .map((e) => e.subject!)
+      .sort();
+  const validate = async (): Promise<Json> => {
+    const res = await get('/config/validate');
+    t.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
+  return { h, svc, clock, calls, told, get, post, listed, checked, fired, validate };
+}
+
+t.test(
+  '[orders].skip drops the named orders, city and rig alike: not listed, not checked, never fired',
+  async (t) => {
+    const c = await city(t, `${RIGS}\n[orders]\nskip = ["sweep", "gone"]\n`, {
+      'orders/nightly.toml': `[order]\nformula = "f"\n${HOURLY}`,
+      'orders/sweep.toml': `[order]\nexec = "echo city"\n${HOURLY}`,
+      'rigs/app/orders/sweep.toml': `[order]\nexec = "echo app"\n${HOURLY}`,
+      'rigs/app/orders/lint.toml': `[order]\nexec = "echo lint"\n${HOURLY}`,
+    });
+    t.same(Object.keys(await c.listed()).sort(), ['lint:rig:app', 'nightly']);
+    t.same(Object.keys(await c.checked()).sort(), ['lint:rig:app', 'nightly']);
+    t.equal((await c.get('/order/sweep')).status, 404);
+    t.equal((await c.get('/order/sweep:rig:app')).status, 404);
+    t.equal((await c.post('/order/sweep/enable')).status, 404);
+    t.equal(await c.svc.tick(), 2);
+    t.same(await c.fired(), ['lint:rig:app', 'nightly']);
+    t.same((await c.validate()).errors, [], 'a skip naming no order is no problem');
+  },
+);
+
+t.test('an order file with enabled = false is dropped as upstream’s scan drops it', async (t) => {
+  const c = await city(t, RIGS, {
+    'orders/nightly.toml': `[order]\nformula = "f"\n${HOURLY}`,
+    'orders/off.toml': `[order]\nformula = "f"\n${HOURLY}enabled = false\n`,
+    'rigs/app/orders/off.toml': `[order]\nexec = "true"\n${HOURLY}enabled = false\n`,
+  });
+  t.same(Object.keys(await c.listed()), ['nightly']);
+  t.same(Object.keys(await c.checked()), ['nightly']);
+  t.equal((await c.get('/order/off')).status, 404);
+  t.equal((await c.post('/order/off/enable')).status, 404, 'nothing to enable: it is not an order');
+  t.equal(await c.svc.tick(), 1);
+  t.same(await c.fired(), ['nightly']);
+  t.same(c.calls, [], 'the rig’s disabled exec never ran');
+});
