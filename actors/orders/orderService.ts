@@ -23,6 +23,7 @@ import {
 import { orderExecEnv } from './execEnv.ts';
 import { scanOrder, type Order } from '../../machines/orders/order.ts';
 import { scanOrders } from './orderScan.ts';
+import { cappedTimeoutMs } from '../../machines/orders/ordersConfig.ts';
 import { qualifyPool, resolveOrder, scopedOrderName, targetRig } from '../../machines/orders/scope.ts';
 import { runBeads } from '../../machines/orders/views.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
@@ -178,7 +179,7 @@ export class OrderService {
    * Re-reads the `orders/` directory of every formula layer: the city's (a later layer's order replaces an
    * earlier one of the same name), then each rig's own layers (the same, within the rig; scoped to it).
    * As upstream's scan, the names in `[orders].skip` and the files that say `enabled = false` are left
-   * out. An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the
+   * out; `[orders].max_timeout` caps each order's timeout. An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the
    * packs and the order files.
    */
   async reload(): Promise<void> {
@@ -189,7 +190,7 @@ export class OrderService {
     const keyed = scan.files.map((f) => ({ scoped: scopedOrderName(f.name, f.rig), file: f }));
     keyed.sort((a, b) => (a.scoped < b.scoped ? -1 : a.scoped > b.scoped ? 1 : 0));
     for (const { scoped, file } of keyed) {
-      const key = `${file.shown}\0${file.text}`;
+      const key = `${file.shown}\0${file.text}\0${scan.config.maxTimeoutMs ?? ''}`;
       const known = this.#orders.get(scoped);
       if (known && this.#texts.get(scoped) === key) {
         orders.set(scoped, known);
@@ -199,6 +200,7 @@ export class OrderService {
       const parsed = scanOrder(file.name, file.shown, file.text, file.rig);
       if ('disabled' in parsed) continue;
       if (parsed.ok) {
+        parsed.order.timeoutMs = cappedTimeoutMs(parsed.order.timeoutMs, scan.config);
         orders.set(scoped, parsed.order);
         this.#texts.set(scoped, key);
         this.#layers.set(scoped, file.layer);

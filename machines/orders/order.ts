@@ -29,6 +29,7 @@ export interface Order {
   /** Configured default; a journaled enable/disable overrides it. */
   enabled: boolean;
   timeout?: string;
+  /** The effective timeout: `timeout` (default 30 s formula, 300 s exec), capped by `[orders].max_timeout`. */
   timeoutMs: number;
   file: string;
 }

@@ -110,7 +110,19 @@ async function city(t: Test, toml: string, files: Record<string, string>) {
     t.equal(res.status, 200, JSON.stringify(res.body));
     return res.body;
   };
-  return { h, svc, clock, calls, told, get, post, listed, checked, fired, validate };
+  return {
+    h,
+    svc,
+    clock,
+    calls,
+    told,
+    get,
+    post,
+    listed,
+    checked,
+    fired,
+    validate,
+  };
 }
 
 t.test(
@@ -146,4 +158,40 @@ t.test('an order file with enabled = false is dropped as upstream’s scan drops
   t.equal(await c.svc.tick(), 1);
   t.same(await c.fired(), ['nightly']);
   t.same(c.calls, [], 'the rig’s disabled exec never ran');
+});
+
+t.test('[orders].max_timeout caps every order’s effective timeout; the list shows it', async (t) => {
+  const c = await city(t, `${RIGS}\n[orders]\nmax_timeout = "1m"\n`, {
+    'orders/formula.toml': `[order]\nformula = "f"\n${HOURLY}`,
+    'orders/short.toml': `[order]\nformula = "f"\n${HOURLY}timeout = "10s"\n`,
+    'orders/ping.toml': `[order]\nexec = "echo ping"\n${HOURLY}`,
+    'orders/long.toml': `[order]\nexec = "echo long"\n${HOURLY}timeout = "2h"\n`,
+  });
+  const list = await c.listed();
+  t.same(
+    Object.fromEntries(Object.entries(list).map(([k, o]) => [k, o.timeout_ms])),
+    { formula: 30_000, long: 60_000, ping: 60_000, short: 10_000 },
+    'the default 30 s is under the cap; 300 s and 2h are capped to 1m',
+  );
+  t.equal(list.long.timeout, '2h', 'the timeout as written is still shown');
+  await c.svc.tick();
+  await c.svc.stop();
+  t.same(
+    c.calls.map((x) => [x.command, x.timeoutMs]).sort(),
+    [
+      ['echo long', 60_000],
+      ['echo ping', 60_000],
+    ],
+    'exec orders run under the capped timeout',
+  );
+});
+
+t.test('a max_timeout that is not a duration caps nothing and is a warning', async (t) => {
+  const c = await city(t, `${RIGS}\n[orders]\nmax_timeout = "5mins"\n`, {
+    'orders/ping.toml': `[order]\nexec = "echo ping"\n${HOURLY}`,
+  });
+  t.equal((await c.listed()).ping.timeout_ms, 300_000);
+  const v = await c.validate();
+  t.equal(v.valid, true);
+  t.match(v.warnings, [/^city\.toml: orders\.max_timeout: .*"5mins".*not a valid duration/]);
 });
