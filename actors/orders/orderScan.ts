@@ -3,8 +3,8 @@
  * then each rig's own, with city.toml's `[orders]` table. Effects: reads city.toml, the packs, the
  * directories and the order files.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import { ordersConfigOf, type OrdersConfig } from '../../machines/orders/ordersConfig.ts';
 import {
@@ -33,31 +33,89 @@ export interface OrderScan {
   files: OrderFile[];
   config: OrdersConfig;
   rigs: RigLayers[];
-  /** `[orders]` problems, each naming its file and field. */
+  /** `[orders]` problems and deprecated order files, each naming its file and field. */
   problems: ConfigProblem[];
 }
 
-/**
- * The order files of one `orders/` directory by name: `<name>.toml` beats the legacy `<name>.order.toml`.
- * A missing directory has none. Effects: reads the directory.
- */
-async function orderFiles(dir: LayerDir): Promise<Map<string, { path: string; shown: string }>> {
-  let entries: string[];
+/** Where an order file is: absolute, and as problems show it (relative to the city). */
+interface Found {
+  path: string;
+  shown: string;
+}
+
+const ORDERS = 'orders';
+const ORDER_FILE = 'order.toml';
+const LEGACY_FLAT = '.order.toml';
+
+/** A directory's entries (none when it is missing). Effects: reads the directory. */
+async function entries(path: string): Promise<{ name: string; dir: boolean }[]> {
   try {
-    entries = (await readdir(dir.path)).sort();
+    const list = await readdir(path, { withFileTypes: true });
+    return list
+      .map((e) => ({ name: e.name, dir: e.isDirectory() }))
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw err;
   }
-  const out = new Map<string, { path: string; shown: string }>();
-  for (const entry of entries) {
-    if (!entry.endsWith('.toml')) continue;
-    const name = entry.replace(/(\.order)?\.toml$/, '');
-    if (out.has(name) && entry.endsWith('.order.toml')) continue;
-    out.set(name, { path: join(dir.path, entry), shown: `${dir.label}/${entry}` });
+}
+
+const deprecated = (file: Found, verb: string, canonical: string): ConfigProblem => ({
+  severity: 'warning',
+  file: file.shown,
+  field: 'order',
+  message: `deprecated order path; ${verb} to ${canonical}`,
+});
+
+/**
+ * The order files of one layer's root by name (upstream `discoverRoot`): `orders/<name>.toml`, else the
+ * deprecated `orders/<name>.order.toml`, else `orders/<name>/order.toml`, else the layer's own
+ * `formulas/orders/<name>/order.toml`. Each deprecated file read is a warning naming the canonical path.
+ * Effects: reads the directories.
+ */
+async function orderFiles(layer: FormulaLayer, warnings: ConfigProblem[]): Promise<Map<string, Found>> {
+  const dir = layer.orders;
+  const out = new Map<string, Found>();
+  const canonical = (name: string) => `${dir.label === '.' ? '' : `${dir.label}/`}${name}.toml`;
+  const at = (base: LayerDir, rel: string): Found => ({
+    path: join(base.path, rel),
+    shown: base.label === '.' ? rel : `${base.label}/${rel}`,
+  });
+  const list = await entries(dir.path);
+  for (const e of list)
+    if (!e.dir && e.name.endsWith('.toml') && !e.name.endsWith(LEGACY_FLAT))
+      out.set(e.name.slice(0, -'.toml'.length), at(dir, e.name));
+  for (const e of list) {
+    const name = e.name.slice(0, -LEGACY_FLAT.length);
+    if (e.dir || !e.name.endsWith(LEGACY_FLAT) || out.has(name)) continue;
+    const file = at(dir, e.name);
+    out.set(name, file);
+    warnings.push(deprecated(file, 'rename', canonical(name)));
   }
+  const subdirs = async (base: LayerDir, verb: string) => {
+    for (const e of await entries(base.path)) {
+      if (!e.dir || out.has(e.name)) continue;
+      const file = at(base, `${e.name}/${ORDER_FILE}`);
+      if (!(await isFile(file.path))) continue;
+      out.set(e.name, file);
+      warnings.push(deprecated(file, verb, canonical(e.name)));
+    }
+  };
+  await subdirs(dir, 'rename');
+  const legacy: LayerDir = {
+    path: join(layer.formulas.path, ORDERS),
+    label: layer.formulas.label === '.' ? ORDERS : `${layer.formulas.label}/${ORDERS}`,
+  };
+  if (resolve(legacy.path) !== resolve(dir.path)) await subdirs(legacy, 'move');
   return out;
 }
+
+const isFile = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 /**
  * The order files of a run of layers (lowest first): a later layer's order replaces an earlier one of
@@ -66,11 +124,12 @@ async function orderFiles(dir: LayerDir): Promise<Map<string, { path: string; sh
 async function layerOrderFiles(
   layers: readonly FormulaLayer[],
   skip: ReadonlySet<string>,
+  warnings: ConfigProblem[],
   rig?: string,
 ): Promise<OrderFile[]> {
   const found = new Map<string, Omit<OrderFile, 'text'>>();
   for (const layer of layers)
-    for (const [name, file] of await orderFiles(layer.orders))
+    for (const [name, file] of await orderFiles(layer, warnings))
       found.set(name, { name, ...(rig ? { rig } : {}), ...file, layer: layer.formulas });
   const out: OrderFile[] = [];
   // As upstream, a skipped name goes after the layers have been merged (a skip drops every layer's).
@@ -83,8 +142,9 @@ async function layerOrderFiles(
 export async function scanOrders(cityPath: string): Promise<OrderScan> {
   const all = await formulaLayers(cityPath);
   const { config, problems } = ordersConfigOf(all.orders);
-  const files = await layerOrderFiles(all.city, config.skip);
-  for (const rig of all.rigs) files.push(...(await layerOrderFiles(rig.layers, config.skip, rig.name)));
+  const files = await layerOrderFiles(all.city, config.skip, problems);
+  for (const rig of all.rigs)
+    files.push(...(await layerOrderFiles(rig.layers, config.skip, problems, rig.name)));
   return { files, config, rigs: all.rigs, problems };
 }
 

@@ -195,3 +195,57 @@ t.test('a max_timeout that is not a duration caps nothing and is a warning', asy
   t.equal(v.valid, true);
   t.match(v.warnings, [/^city\.toml: orders\.max_timeout: .*"5mins".*not a valid duration/]);
 });
+
+t.test(
+  'legacy layouts are read with a deprecation warning; the canonical file wins within a root',
+  async (t) => {
+    const c = await city(t, `[workspace]\nname = "c"\nincludes = ["packs/base"]\n`, {
+      'packs/base/pack.toml': '[pack]\nname = "base"\nschema = 1\n',
+      'packs/base/formulas/f.toml': '[[steps]]\nid = "a"\ntitle = "pack step"\n',
+      // A pack's legacy file is replaced by the city's later layer of the same name.
+      'packs/base/orders/shadowed/order.toml': `[order]\nexec = "echo pack"\n${HOURLY}`,
+      'packs/base/orders/packonly.order.toml': `[order]\nexec = "echo packonly"\n${HOURLY}`,
+      'orders/shadowed.order.toml': `[order]\nexec = "echo city"\n${HOURLY}`,
+      'orders/flat.order.toml': `[order]\nformula = "f"\n${HOURLY}`,
+      'orders/sub/order.toml': `[order]\nformula = "f"\n${HOURLY}`,
+      'formulas/orders/inlayer/order.toml': `[order]\nformula = "f"\n${HOURLY}`,
+      'orders/both.toml': `[order]\nexec = "echo canonical"\n${HOURLY}`,
+      'orders/both.order.toml': `[order]\nexec = "echo legacy flat"\n${HOURLY}`,
+      'orders/both/order.toml': `[order]\nexec = "echo legacy dir"\n${HOURLY}`,
+      'formulas/orders/both/order.toml': `[order]\nexec = "echo legacy layer"\n${HOURLY}`,
+    });
+    const list = await c.listed();
+    t.same(Object.fromEntries(Object.entries(list).map(([k, o]) => [k, o.exec ?? o.formula])), {
+      both: 'echo canonical',
+      flat: 'f',
+      inlayer: 'f',
+      packonly: 'echo packonly',
+      shadowed: 'echo city',
+      sub: 'f',
+    });
+    const deprecated = [
+      'formulas/orders/inlayer/order.toml: order: deprecated order path; move to orders/inlayer.toml',
+      'orders/flat.order.toml: order: deprecated order path; rename to orders/flat.toml',
+      'orders/shadowed.order.toml: order: deprecated order path; rename to orders/shadowed.toml',
+      'orders/sub/order.toml: order: deprecated order path; rename to orders/sub.toml',
+      'packs/base/orders/packonly.order.toml: order: deprecated order path; rename to packs/base/orders/packonly.toml',
+      'packs/base/orders/shadowed/order.toml: order: deprecated order path; rename to packs/base/orders/shadowed.toml',
+    ];
+    const v = await c.validate();
+    t.equal(v.valid, true);
+    t.same(
+      (v.warnings as string[]).filter((w) => w.includes('deprecated')).sort(),
+      deprecated,
+      'each legacy file read is a warning; the ones the canonical file beats are not read',
+    );
+    t.same(
+      c.told.map((p) => `${p.file}: ${p.field}: ${p.message}`).sort(),
+      deprecated,
+      'and told to the supervisor’s log once',
+    );
+    await c.svc.reload();
+    t.equal(c.told.length, deprecated.length, 'not again at the next scan');
+    t.equal(await c.svc.tick(), 6, 'legacy orders fire like any other');
+    t.same(await c.fired(), ['both', 'flat', 'inlayer', 'packonly', 'shadowed', 'sub']);
+  },
+);
