@@ -6,7 +6,16 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
-import { ordersConfigOf, type OrdersConfig } from '../../machines/orders/ordersConfig.ts';
+import { scanOrder, type ParsedOrder } from '../../machines/orders/order.ts';
+import {
+  cappedTimeoutMs,
+  ordersConfigOf,
+  overrideFor,
+  unmatchedOverrides,
+  type OrdersConfig,
+} from '../../machines/orders/ordersConfig.ts';
+import { scopedOrderName } from '../../machines/orders/scope.ts';
+import { cityTomlPath } from '../cityConfig.ts';
 import {
   formulaLayers,
   type FormulaLayer,
@@ -141,14 +150,47 @@ async function layerOrderFiles(
 /** Every order file of the city at `cityPath`, its own then each rig's. */
 export async function scanOrders(cityPath: string): Promise<OrderScan> {
   const all = await formulaLayers(cityPath);
-  const { config, problems } = ordersConfigOf(all.orders);
+  // city.toml's text only tells the line of each override; a missing file has none.
+  const text = all.orders === undefined ? '' : await readFile(cityTomlPath(cityPath), 'utf8').catch(() => '');
+  const { config, problems } = ordersConfigOf(all.orders, text);
   const files = await layerOrderFiles(all.city, config.skip, problems);
   for (const rig of all.rigs)
     files.push(...(await layerOrderFiles(rig.layers, config.skip, problems, rig.name)));
   return { files, config, rigs: all.rigs, problems };
 }
 
+/** One scanned file parsed with its overrides; `key` changes whenever what it was parsed from does. */
+export interface ResolvedOrder {
+  file: OrderFile;
+  scoped: string;
+  key: string;
+  parsed: ParsedOrder;
+}
+
+/**
+ * The scan's orders, sorted by scoped name: each file with its `[[orders.overrides]]` on top, the files
+ * that say `enabled = false` left out, each effective timeout capped by `max_timeout`; and the scan's
+ * problems with an error for each override naming no order. Pure.
+ */
+export function resolveOrders(scan: OrderScan): { orders: ResolvedOrder[]; problems: ConfigProblem[] } {
+  const orders: ResolvedOrder[] = [];
+  for (const file of scan.files) {
+    const override = overrideFor(scan.config, file.name, file.rig);
+    const parsed = scanOrder(file.name, file.shown, file.text, file.rig, override);
+    if ('disabled' in parsed) continue;
+    if (parsed.ok) parsed.order.timeoutMs = cappedTimeoutMs(parsed.order.timeoutMs, scan.config);
+    const key = JSON.stringify([file.shown, file.text, override ?? null, scan.config.maxTimeoutMs ?? null]);
+    orders.push({ file, scoped: scopedOrderName(file.name, file.rig), key, parsed });
+  }
+  orders.sort((a, b) => (a.scoped < b.scoped ? -1 : a.scoped > b.scoped ? 1 : 0));
+  const unmatched = unmatchedOverrides(
+    scan.config,
+    orders.map((o) => o.file),
+  );
+  return { orders, problems: [...scan.problems, ...unmatched] };
+}
+
 /** The problems of a city's orders configuration, for `/config/validate`. */
 export async function orderProblems(cityPath: string): Promise<ConfigProblem[]> {
-  return (await scanOrders(cityPath)).problems;
+  return resolveOrders(await scanOrders(cityPath)).problems;
 }

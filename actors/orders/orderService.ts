@@ -21,10 +21,9 @@ import {
   type Firing,
 } from '../../machines/orders/fire.ts';
 import { orderExecEnv } from './execEnv.ts';
-import { scanOrder, type Order } from '../../machines/orders/order.ts';
-import { scanOrders } from './orderScan.ts';
-import { cappedTimeoutMs } from '../../machines/orders/ordersConfig.ts';
-import { qualifyPool, resolveOrder, scopedOrderName, targetRig } from '../../machines/orders/scope.ts';
+import type { Order } from '../../machines/orders/order.ts';
+import { resolveOrders, scanOrders } from './orderScan.ts';
+import { qualifyPool, resolveOrder, targetRig } from '../../machines/orders/scope.ts';
 import { runBeads } from '../../machines/orders/views.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
 import { cronNotBefore, evaluate, type Evaluation, type OrderState } from '../../machines/orders/schedule.ts';
@@ -179,28 +178,24 @@ export class OrderService {
    * Re-reads the `orders/` directory of every formula layer: the city's (a later layer's order replaces an
    * earlier one of the same name), then each rig's own layers (the same, within the rig; scoped to it).
    * As upstream's scan, the names in `[orders].skip` and the files that say `enabled = false` are left
-   * out; `[orders].max_timeout` caps each order's timeout. An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the
+   * out, `[[orders.overrides]]` change the others' fields, and `[orders].max_timeout` caps each order's
+   * timeout. An unchanged file keeps its order (and what the tick knows of it). Effects: reads city.toml, the
    * packs and the order files.
    */
   async reload(): Promise<void> {
     const scan = await scanOrders(this.path);
+    const { orders: resolved, problems } = resolveOrders(scan);
     this.#rigs = new Map(scan.rigs.map((r) => [r.name, { root: r.root, suspended: r.suspended }]));
     const orders = new Map<string, Order>();
     const broken: { name: string; problems: FormulaProblem[] }[] = [];
-    const keyed = scan.files.map((f) => ({ scoped: scopedOrderName(f.name, f.rig), file: f }));
-    keyed.sort((a, b) => (a.scoped < b.scoped ? -1 : a.scoped > b.scoped ? 1 : 0));
-    for (const { scoped, file } of keyed) {
-      const key = `${file.shown}\0${file.text}\0${scan.config.maxTimeoutMs ?? ''}`;
+    for (const { scoped, file, key, parsed } of resolved) {
       const known = this.#orders.get(scoped);
       if (known && this.#texts.get(scoped) === key) {
         orders.set(scoped, known);
         continue;
       }
       this.#notBefore.delete(scoped);
-      const parsed = scanOrder(file.name, file.shown, file.text, file.rig);
-      if ('disabled' in parsed) continue;
       if (parsed.ok) {
-        parsed.order.timeoutMs = cappedTimeoutMs(parsed.order.timeoutMs, scan.config);
         orders.set(scoped, parsed.order);
         this.#texts.set(scoped, key);
         this.#layers.set(scoped, file.layer);
@@ -211,7 +206,7 @@ export class OrderService {
     for (const order of orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#broken = broken;
-    this.#problems = scan.problems;
+    this.#problems = problems;
     for (const p of this.#problems) {
       const line = renderProblem(p);
       if (this.#told.has(line)) continue;

@@ -2,6 +2,8 @@ import { parse, TomlError } from 'smol-toml';
 import { parseCron, type Cron } from './cron.ts';
 import type { FormulaProblem } from '../formulas/formula.ts';
 import { scopedOrderName } from './scope.ts';
+import { CITY_FILE } from '../config/layers.ts';
+import type { MergedOverride } from './ordersConfig.ts';
 
 /** What fires an order (upstream's `gate`, later `trigger`). */
 export type Trigger =
@@ -26,7 +28,7 @@ export interface Order {
   pool?: string;
   trigger: Trigger;
   catchUp: CatchUp;
-  /** Configured default; a journaled enable/disable overrides it. */
+  /** The file's, or an `[[orders.overrides]]` entry's; a journaled enable/disable overrides it. */
   enabled: boolean;
   timeout?: string;
   /** The effective timeout: `timeout` (default 30 s formula, 300 s exec), capped by `[orders].max_timeout`. */
@@ -82,20 +84,33 @@ function orderDoc(
 
 /**
  * One order file as upstream's scan takes it: a file whose `[order]` says `enabled = false` is dropped
- * before anything else is checked (`{ disabled: true }`); any other is parsed (see {@link parseOrder}).
- * This is a pure function.
+ * before anything else is checked (`{ disabled: true }`); any other gets the `[[orders.overrides]]` of its
+ * name and rig on top of its `[order]` table and is then parsed (see {@link parseOrder}), a problem in an
+ * overridden value naming city.toml and the override. This is a pure function.
  */
 export function scanOrder(
   name: string,
   file: string,
   text: string,
   rig?: string,
+  override?: MergedOverride,
 ): ParsedOrder | { disabled: true } {
   const read = orderDoc(file, text);
   if (!read.ok) return read;
-  const o = read.doc.order as Record<string, unknown> | undefined;
-  if (typeof o === 'object' && o !== null && o.enabled === false) return { disabled: true };
-  return orderOf(name, file, text, read.doc, rig);
+  const o = read.doc.order;
+  const table =
+    typeof o === 'object' && o !== null && !Array.isArray(o) ? (o as Record<string, unknown>) : undefined;
+  if (table?.enabled === false) return { disabled: true };
+  if (!table || !override) return orderOf(name, file, text, read.doc, rig);
+  const merged = { ...table };
+  if ('gate' in override.set || 'trigger' in override.set) {
+    delete merged.gate;
+    delete merged.trigger;
+  }
+  for (const [key, { value }] of Object.entries(override.set)) merged[key] = value;
+  const parsed = orderOf(name, file, text, { ...read.doc, order: merged }, rig, override);
+  if (parsed.ok && override.enabled !== undefined) parsed.order.enabled = override.enabled;
+  return parsed;
 }
 
 /**
@@ -109,13 +124,17 @@ export function parseOrder(name: string, file: string, text: string, rig?: strin
   return read.ok ? orderOf(name, file, text, read.doc, rig) : read;
 }
 
-/** The order of a parsed file (`text` for the lines problems name). This is a pure function. */
+/**
+ * The order of a parsed file (`text` for the lines problems name; a key `override` set is named in
+ * city.toml). This is a pure function.
+ */
 function orderOf(
   name: string,
   file: string,
   text: string,
   doc: Record<string, unknown>,
   rig?: string,
+  override?: MergedOverride,
 ): ParsedOrder {
   const lines = text.split(/\r?\n/);
   const lineOf = (key: string) => {
@@ -123,8 +142,14 @@ function orderOf(
     return i < 0 ? 1 : i + 1;
   };
   const problems: FormulaProblem[] = [];
-  const at = (key: string, message: string) =>
-    problems.push({ file, line: lineOf(key), field: `order.${key}`, message });
+  const at = (key: string, message: string) => {
+    const from = override?.set[key];
+    problems.push(
+      from
+        ? { file: CITY_FILE, line: from.line, field: `${from.field}.${key}`, message }
+        : { file, line: lineOf(key), field: `order.${key}`, message },
+    );
+  };
   const o = doc.order;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
     return {
@@ -133,7 +158,8 @@ function orderOf(
     };
   }
   const t = o as Record<string, unknown>;
-  for (const k of Object.keys(t)) if (!KEYS.has(k)) at(k, 'unknown field');
+  for (const k of Object.keys(t))
+    if (!KEYS.has(k)) at(k, k === 'check' ? 'condition triggers are not supported' : 'unknown field');
   const str = (k: string): string | undefined => {
     const v = t[k];
     if (v === undefined) return undefined;

@@ -249,3 +249,142 @@ t.test(
     t.same(await c.fired(), ['both', 'flat', 'inlayer', 'packonly', 'shadowed', 'sub']);
   },
 );
+
+const OVERRIDES = `${RIGS}
+[[orders.overrides]]
+name = "nightly"
+gate = "cooldown"
+interval = "10m"
+pool = "night-crew"
+timeout = "45s"
+
+[[orders.overrides]]
+name = "sweep"
+rig = "app"
+schedule = "30 * * * *"
+
+[[orders.overrides]]
+name = "listen"
+on = "bead.closed"
+`;
+
+t.test('[[orders.overrides]] change an order’s fields, keyed by name and rig', async (t) => {
+  const c = await city(t, OVERRIDES, {
+    'orders/nightly.toml': `[order]\nformula = "f"\n${HOURLY}pool = "worker"\n`,
+    'orders/sweep.toml': `[order]\nexec = "echo city"\n${HOURLY}`,
+    'rigs/app/orders/sweep.toml': `[order]\nexec = "echo app"\n${HOURLY}`,
+    'orders/listen.toml': '[order]\nformula = "f"\ngate = "event"\non = "bead.created"\n',
+  });
+  const list = await c.listed();
+  t.match(list.nightly, {
+    gate: 'cooldown',
+    trigger: 'cooldown',
+    interval: '10m',
+    pool: 'night-crew',
+    timeout: '45s',
+    timeout_ms: 45_000,
+  });
+  t.notOk('schedule' in list.nightly, 'no longer a cron order');
+  t.match(list['sweep:rig:app'], { gate: 'cron', schedule: '30 * * * *' });
+  t.match(list.sweep, { gate: 'cron', schedule: '0 * * * *' }, 'the city’s sweep is another order');
+  t.match(list.listen, { gate: 'event', on: 'bead.closed' });
+  const checks = await c.checked();
+  t.same(checks.nightly, [true, 'never run']);
+  t.same(checks['sweep:rig:app'], [false, 'cron: schedule not matched']);
+  t.same(checks.sweep, [true, 'cron: schedule matched']);
+  t.equal(await c.svc.tick(), 2);
+  t.same(await c.fired(), ['nightly', 'sweep']);
+  const routed = [...c.h.beads.service.model.beads.values()]
+    .filter((b) => b.bead.labels?.includes('order-run:nightly'))
+    .map((b) => b.bead.metadata?.['gc.routed_to'])
+    .filter((x) => x !== undefined);
+  t.same(routed, ['night-crew'], 'the wisp goes to the overriding pool');
+  t.same((await c.validate()).errors, []);
+});
+
+t.test('an override’s enabled is applied; the journaled enable/disable wins over it', async (t) => {
+  const c = await city(
+    t,
+    `${RIGS}\n[[orders.overrides]]\nname = "nightly"\nenabled = false\n\n[[orders.overrides]]\nname = "ping"\nenabled = true\n`,
+    {
+      'orders/nightly.toml': `[order]\nformula = "f"\n${HOURLY}`,
+      'orders/ping.toml': `[order]\nexec = "echo ping"\n${HOURLY}`,
+    },
+  );
+  t.equal((await c.listed()).nightly.enabled, false, 'listed, disabled by the override');
+  t.same((await c.checked()).nightly, [false, 'disabled']);
+  t.equal(await c.svc.tick(), 1);
+  t.same(await c.fired(), ['ping']);
+  t.same((await c.post('/order/nightly/enable')).body, { status: 'enabled' });
+  t.same((await c.post('/order/ping/disable')).body, { status: 'disabled' });
+  const list = await c.listed();
+  t.same([list.nightly.enabled, list.ping.enabled], [true, false], 'the journaled switch wins');
+  c.clock.now += 60 * 60_000;
+  t.equal(await c.svc.tick(), 1);
+  t.same(await c.fired(), ['nightly', 'ping']);
+});
+
+t.test('an override naming no order is a config problem, not a crash; the others still apply', async (t) => {
+  const c = await city(
+    t,
+    `${RIGS}
+[orders]
+skip = ["skipped"]
+
+[[orders.overrides]]
+name = "nope"
+enabled = false
+
+[[orders.overrides]]
+name = "nightly"
+rig = "app"
+pool = "x"
+
+[[orders.overrides]]
+name = "skipped"
+pool = "x"
+
+[[orders.overrides]]
+name = "nightly"
+schedule = "15 * * * *"
+
+[[orders.overrides]]
+pool = "x"
+`,
+    {
+      'orders/nightly.toml': `[order]\nformula = "f"\n${HOURLY}`,
+      'orders/skipped.toml': `[order]\nformula = "f"\n${HOURLY}`,
+    },
+  );
+  const list = await c.listed();
+  t.same(Object.keys(list), ['nightly']);
+  t.equal(list.nightly.schedule, '15 * * * *', 'the good override applies');
+  const v = await c.validate();
+  t.equal(v.valid, false);
+  t.same(v.errors, [
+    'city.toml: orders.overrides[4].name: name is required',
+    'city.toml: orders.overrides[0]: order "nope" not found',
+    'city.toml: orders.overrides[1]: order "nightly" (rig "app") not found',
+    'city.toml: orders.overrides[2]: order "skipped" not found',
+  ]);
+  t.same(
+    c.told.map((p) => p.field),
+    ['orders.overrides[4].name', 'orders.overrides[0]', 'orders.overrides[1]', 'orders.overrides[2]'],
+    'told to the supervisor’s log',
+  );
+});
+
+t.test('an override that makes an order invalid leaves it out, naming city.toml', async (t) => {
+  const c = await city(t, `${RIGS}\n[[orders.overrides]]\nname = "nightly"\nschedule = "every hour"\n`, {
+    'orders/nightly.toml': `[order]\nformula = "f"\n${HOURLY}`,
+    'orders/ok.toml': `[order]\nformula = "f"\n${HOURLY}`,
+  });
+  t.same(Object.keys(await c.listed()), ['ok']);
+  t.match(c.svc.broken, [
+    {
+      name: 'nightly',
+      problems: [{ file: 'city.toml', field: 'orders.overrides[0].schedule' }],
+    },
+  ]);
+  t.same((await c.validate()).errors, [], 'the override names an order');
+});
