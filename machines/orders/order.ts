@@ -3,7 +3,12 @@ import { parseCron, type Cron } from './cron.ts';
 import type { FormulaProblem } from '../formulas/formula.ts';
 import { scopedOrderName } from './scope.ts';
 import { CITY_FILE } from '../config/layers.ts';
-import type { MergedOverride } from './ordersConfig.ts';
+
+/** The overrides of one order merged in file order, each key with the override it came from. */
+export interface MergedOverride {
+  enabled?: boolean;
+  set: Record<string, { value: string; field: string; line: number }>;
+}
 
 /** What fires an order (upstream's `gate`, later `trigger`). */
 export type Trigger =

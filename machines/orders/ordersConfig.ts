@@ -6,7 +6,7 @@
  */
 import { CITY_FILE } from '../config/layers.ts';
 import { didYouMean, type ConfigProblem } from '../config/problems.ts';
-import { goDurationMs } from './order.ts';
+import { goDurationMs, type MergedOverride } from './order.ts';
 
 /** What `[orders]` says. */
 export interface OrdersConfig {
@@ -33,12 +33,6 @@ export interface OrderOverride {
   enabled?: boolean;
   /** The `[order]` keys it sets, by key. */
   set: Record<string, string>;
-}
-
-/** The overrides of one order merged in file order, each key with the override it came from. */
-export interface MergedOverride {
-  enabled?: boolean;
-  set: Record<string, { value: string; field: string; line: number }>;
 }
 
 const KEYS = ['skip', 'max_timeout', 'overrides'];
