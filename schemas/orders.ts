@@ -24,7 +24,7 @@ export const OrderResponseSchema = Type.Object(
     exec: Type.Optional(Type.String()),
     pool: Type.Optional(Type.String()),
     rig: Type.Optional(Type.String()),
-    trigger: Type.Optional(Type.String({ description: 'cron | cooldown | event | manual' })),
+    trigger: Type.Optional(Type.String({ description: 'cron | cooldown | condition | event | manual' })),
     gate: Type.Optional(Type.String({ deprecated: true, description: 'Deprecated alias of trigger.' })),
     schedule: Type.Optional(Type.String()),
     interval: Type.Optional(Type.String()),

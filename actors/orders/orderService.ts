@@ -20,13 +20,20 @@ import {
   SLOT_KEY,
   type Firing,
 } from '../../machines/orders/fire.ts';
+import { DEFAULT_CHECK_TIMEOUT_MS, runCheck } from './conditionCheck.ts';
 import { orderExecEnv } from './execEnv.ts';
 import type { Order } from '../../machines/orders/order.ts';
 import { resolveOrders, scanOrders } from './orderScan.ts';
 import { qualifyPool, resolveOrder, targetRig } from '../../machines/orders/scope.ts';
 import { runBeads } from '../../machines/orders/views.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
-import { cronNotBefore, evaluate, type Evaluation, type OrderState } from '../../machines/orders/schedule.ts';
+import {
+  cronNotBefore,
+  evaluate,
+  type CheckResult,
+  type Evaluation,
+  type OrderState,
+} from '../../machines/orders/schedule.ts';
 
 /** Our journaled enable/disable of an order (subject = scoped name; docs/compatibility.md). */
 export const ORDER_ENABLED = 'order.enabled';
@@ -62,6 +69,8 @@ export interface OrderServiceOptions {
    */
   tickMs?: number;
   exec?: ExecRunner;
+  /** How long a condition order's `check` may run before it is killed (default 10 s, upstream's). */
+  checkTimeoutMs?: number;
   onError?: (err: unknown) => void;
   /** Told of each tick's start and end (the scheduler's actor for the inspector). */
   scheduler?: { send(event: SchedulerEvent): void };
@@ -106,6 +115,10 @@ export class OrderService {
   #pass: Promise<unknown> | undefined;
   #stopped = false;
   readonly #running = new Set<Promise<void>>();
+  /** The condition check under way of each order (at most one), and what its result leads to. */
+  readonly #checking = new Map<string, Promise<void>>();
+  /** Kills the checks under way at stop. */
+  readonly #abort = new AbortController();
   readonly clock: () => number;
 
   constructor(
@@ -145,8 +158,10 @@ export class OrderService {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
+    this.#abort.abort();
     await this.#pass;
     await this.#ticking?.catch(() => undefined);
+    await this.idle();
     await Promise.all(this.#running);
     this.log.detach(this.#folder);
     this.options.scheduler?.send({ type: 'STOP' });
@@ -270,20 +285,66 @@ export class OrderService {
     return since === undefined ? s : { ...s, since };
   }
 
-  /** What each enabled order would do now, and why (`/orders/check`). */
-  check(now = this.clock()): { order: Order; evaluation: Evaluation; state: OrderState }[] {
-    return [...this.#orders.values()].map((order) => ({
+  /**
+   * What each enabled order would do now, and why (`/orders/check`). As upstream, each enabled condition
+   * order's `check` runs for this call (side by side); nothing is fired.
+   */
+  async check(now = this.clock()): Promise<{ order: Order; evaluation: Evaluation; state: OrderState }[]> {
+    const orders = [...this.#orders.values()];
+    const checks = await Promise.all(
+      orders.map((o) =>
+        o.trigger.kind === 'condition' && this.enabled(o) ? this.#runCheck(o) : Promise.resolve(undefined),
+      ),
+    );
+    return orders.map((order, i) => ({
       order,
       state: this.state(order.scopedName),
       evaluation: this.enabled(order)
-        ? this.#evaluate(order, now)
+        ? this.#evaluate(order, now, checks[i])
         : { due: false, reason: 'disabled', fire: [] },
     }));
   }
 
-  #evaluate(order: Order, now: number): Evaluation {
+  #evaluate(order: Order, now: number, check?: CheckResult): Evaluation {
     const seq = order.trigger.kind === 'event' ? (this.#newestSeq.get(order.trigger.on) ?? 0) : 0;
-    return evaluate(order, this.state(order.scopedName), now, seq);
+    return evaluate(order, this.state(order.scopedName), now, seq, check);
+  }
+
+  /** Runs a condition order's `check` in its exec environment and directory, under the check timeout. */
+  #runCheck(order: Order): Promise<CheckResult> {
+    if (order.trigger.kind !== 'condition') return Promise.resolve({ kind: 'failed', error: 'no check' });
+    const env = this.#execEnv(order);
+    return runCheck(order.trigger.check, {
+      cwd: env.GC_STORE_ROOT!,
+      env,
+      timeoutMs: this.options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
+      signal: this.#abort.signal,
+    });
+  }
+
+  /**
+   * Starts a condition order's check without waiting for it (the tick never waits on a command): when it
+   * passes and the order may still fire (enabled, its rig not suspended, no run open), it fires at once,
+   * as upstream's tick fires a condition that passed. At most one check per order is under way.
+   */
+  #startCheck(order: Order): void {
+    const name = order.scopedName;
+    const p = this.#runCheck(order)
+      .then(async (result) => {
+        if (result.kind !== 'passed' || this.#stopped) return;
+        if (this.#orders.get(name) !== order || !this.enabled(order) || this.#rigSuspended(order)) return;
+        const now = this.clock();
+        const ev = this.#evaluate(order, now, result);
+        if (ev.due) await this.#fireInTurn([{ order, slot: ev.fire[0] }], now);
+      })
+      .catch((err: unknown) => this.options.onError?.(err))
+      .finally(() => this.#checking.delete(name));
+    this.#checking.set(name, p);
+  }
+
+  /** Resolves once the condition checks under way, and the firings they lead to, have ended. */
+  async idle(): Promise<void> {
+    while (this.#checking.size > 0) await Promise.all(this.#checking.values());
   }
 
   /**
@@ -345,6 +406,12 @@ export class OrderService {
       const lastSlot = this.#state.get(order.scopedName)?.lastSlot;
       const quiet = this.#notBefore.get(order.scopedName);
       if (quiet && quiet.after === lastSlot && now < quiet.until) continue;
+      if (order.trigger.kind === 'condition') {
+        // Its check runs beside the tick; a passing one fires when it ends (see #startCheck).
+        if (!this.#state.get(order.scopedName)?.running && !this.#checking.has(order.scopedName))
+          this.#startCheck(order);
+        continue;
+      }
       const ev = this.#evaluate(order, now);
       if (!ev.due && !ev.skipped) {
         const until = cronNotBefore(order, now);
@@ -416,16 +483,7 @@ export class OrderService {
   #runExec(order: Order, trackingId: string): void {
     const exec = this.options.exec ?? shell;
     const started = this.clock();
-    const rig = order.rig === undefined ? undefined : this.#rigs.get(order.rig);
-    const layer = this.#layers.get(order.scopedName);
-    const file = this.#paths.get(order.scopedName);
-    const env = orderExecEnv({
-      cityPath: resolve(this.path),
-      prefix: this.store.model.prefix,
-      ...(rig ? { rig: { name: order.rig!, root: rig.root } } : {}),
-      ...(file ? { orderFile: file } : {}),
-      ...(layer ? { formulaLayer: layer.path } : {}),
-    });
+    const env = this.#execEnv(order);
     // A rig order runs in its rig, as upstream runs it in its store's root.
     const p = exec(order.exec!, { cwd: env.GC_STORE_ROOT!, timeoutMs: order.timeoutMs, env })
       .then((out) =>
@@ -441,6 +499,20 @@ export class OrderService {
       .catch((err) => this.options.onError?.(err))
       .finally(() => this.#running.delete(p));
     this.#running.add(p);
+  }
+
+  /** The environment an order's commands (its exec, its check) run with; they run in `GC_STORE_ROOT`. */
+  #execEnv(order: Order): Record<string, string> {
+    const rig = order.rig === undefined ? undefined : this.#rigs.get(order.rig);
+    const layer = this.#layers.get(order.scopedName);
+    const file = this.#paths.get(order.scopedName);
+    return orderExecEnv({
+      cityPath: resolve(this.path),
+      prefix: this.store.model.prefix,
+      ...(rig ? { rig: { name: order.rig!, root: rig.root } } : {}),
+      ...(file ? { orderFile: file } : {}),
+      ...(layer ? { formulaLayer: layer.path } : {}),
+    });
   }
 
   /**

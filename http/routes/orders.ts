@@ -107,13 +107,12 @@ export function orderRoutes(scope: FastifyInstance, deps: AppDeps): void {
     },
     async (request) => {
       const service = await ordersFor(deps, request.params.cityName);
+      const checks = await service.check();
       const model = service.store.model;
       return {
-        checks: service
-          .check()
-          .map(({ order, evaluation }) =>
-            checkResponse(order, evaluation, lastTracking(model, order.scopedName)),
-          ),
+        checks: checks.map(({ order, evaluation }) =>
+          checkResponse(order, evaluation, lastTracking(model, order.scopedName)),
+        ),
       };
     },
   );

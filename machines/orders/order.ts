@@ -15,6 +15,8 @@ export type Trigger =
   | { kind: 'cron'; schedule: string; cron: Cron }
   | { kind: 'cooldown'; interval: string; intervalMs: number }
   | { kind: 'event'; on: string }
+  /** Due when `sh -c <check>` exits 0 (run by the order service: it is I/O). */
+  | { kind: 'condition'; check: string }
   | { kind: 'manual' };
 
 /** What to do with the slots a scheduler missed (it was down): see `schedule.ts`. */
@@ -50,6 +52,7 @@ const KEYS = new Set([
   'schedule',
   'interval',
   'on',
+  'check',
   'pool',
   'timeout',
   'enabled',
@@ -120,7 +123,8 @@ export function scanOrder(
 
 /**
  * Parses `orders/<name>.toml`: exactly one of `formula` / `exec` (exec without `pool`), a trigger
- * (`gate` or `trigger`: cron needs `schedule`, cooldown `interval`, event `on`; manual needs nothing), and
+ * (`gate` or `trigger`: cron needs `schedule`, cooldown `interval`, condition `check`, event `on`; manual
+ * needs nothing), and
  * our `catch_up` (latest | all | none, default latest). Problems name file, line and field. An order of
  * `rig`'s layers is scoped to it. This is a pure function.
  */
@@ -163,8 +167,7 @@ function orderOf(
     };
   }
   const t = o as Record<string, unknown>;
-  for (const k of Object.keys(t))
-    if (!KEYS.has(k)) at(k, k === 'check' ? 'condition triggers are not supported' : 'unknown field');
+  for (const k of Object.keys(t)) if (!KEYS.has(k)) at(k, 'unknown field');
   const str = (k: string): string | undefined => {
     const v = t[k];
     if (v === undefined) return undefined;
@@ -194,8 +197,16 @@ function orderOf(
     const on = str('on');
     if (!on) at('on', 'an event trigger needs on (an event type)');
     else trigger = { kind, on };
+  } else if (kind === 'condition') {
+    const check = str('check');
+    if (!check) at('check', 'a condition trigger needs check (a shell command)');
+    else trigger = { kind, check };
   } else if (kind === 'manual') trigger = { kind };
-  else at(t.trigger === undefined ? 'gate' : 'trigger', 'must be one of cron, cooldown, event, manual');
+  else
+    at(
+      t.trigger === undefined ? 'gate' : 'trigger',
+      'must be one of cron, cooldown, condition, event, manual',
+    );
   const catchUp = t.catch_up ?? 'latest';
   if (catchUp !== 'latest' && catchUp !== 'all' && catchUp !== 'none')
     at('catch_up', 'must be latest, all or none');

@@ -13,6 +13,31 @@ export interface OrderState {
   since?: number;
 }
 
+/**
+ * How a condition order's `check` command ended: exit 0 (`passed`), another exit status or a signal
+ * (`failed`, with upstream's error text: `exit status 3`, `signal: killed`, or why it could not start), or
+ * cut off after `ms` (`timedOut`).
+ */
+export type CheckResult =
+  { kind: 'passed' } | { kind: 'failed'; error: string } | { kind: 'timedOut'; ms: number };
+
+/** Upstream's reason for a condition check's result. This is a pure function. */
+export function conditionReason(result: CheckResult): string {
+  if (result.kind === 'passed') return 'condition: check passed (exit 0)';
+  if (result.kind === 'failed') return `check command failed: ${result.error}`;
+  return `check command timed out after ${goDuration(result.ms)}`;
+}
+
+/** `ms` as Go prints a time.Duration (`10s`, `200ms`, `1m30s`, `1.5s`). This is a pure function. */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${String(s)}s`;
+}
+
 /** Slots missed while the scheduler was down and not fired (recorded, never silent). */
 export interface Skipped {
   from: number;
@@ -46,15 +71,22 @@ export function cronNotBefore(order: Order, now: number): number | undefined {
 }
 
 /**
- * Whether `order` is due at `now` and which slots fire, given what the journal recorded (`state`) and, for
- * event triggers, the newest seq of the order's event type. Catch-up of cron slots missed while down:
+ * Whether `order` is due at `now` and which slots fire, given what the journal recorded (`state`), for
+ * event triggers the newest seq of the order's event type, and for condition triggers the result of the
+ * check command run for this evaluation (none: not checked, so not due). Catch-up of cron slots missed while down:
  * `latest` fires the newest missed slot and records the older ones as skipped; `all` fires each (at most
  * {@link MAX_CATCH_UP} per tick, oldest first); `none` fires only the current minute and records every
  * missed one as skipped. An order never run starts at the current minute (no backlog). Each slot is
  * fired at most once: the caller records it with the firing, and `state.lastSlot` moves past it.
  * This is a pure function.
  */
-export function evaluate(order: Order, state: OrderState, now: number, newestSeq = 0): Evaluation {
+export function evaluate(
+  order: Order,
+  state: OrderState,
+  now: number,
+  newestSeq = 0,
+  check?: CheckResult,
+): Evaluation {
   const t = order.trigger;
   if (state.running) return { due: false, reason: 'previous run still open', fire: [] };
   switch (t.kind) {
@@ -73,6 +105,13 @@ export function evaluate(order: Order, state: OrderState, now: number, newestSeq
         return { due: true, reason: `event: ${t.on} after seq ${cursor}`, fire: [newestSeq] };
       return { due: false, reason: 'event: no matching events', fire: [] };
     }
+    case 'condition':
+      if (!check) return { due: false, reason: 'condition: not checked', fire: [] };
+      return {
+        due: check.kind === 'passed',
+        reason: conditionReason(check),
+        fire: check.kind === 'passed' ? [now] : [],
+      };
     case 'cron':
       return cronSlots(order, state, now);
   }

@@ -37,6 +37,7 @@ export function orderResponse(order: Order, enabled: boolean): OrderResponse {
   if (t.kind === 'cron') out.schedule = t.schedule;
   if (t.kind === 'cooldown') out.interval = t.interval;
   if (t.kind === 'event') out.on = t.on;
+  if (t.kind === 'condition') out.check = t.check;
   return out;
 }
 

@@ -71,6 +71,6 @@ t.test('an order that did not parse at start, fixed later, does not fire its slo
   await writeFile(file, good);
   await svc.reload();
   t.equal(await svc.tick(), 0, 'the 00:00 slot was fired before the restart');
-  t.match(svc.check(T0 + 30_000), [{ evaluation: { reason: 'cron: already run this minute' } }]);
+  t.match(await svc.check(T0 + 30_000), [{ evaluation: { reason: 'cron: already run this minute' } }]);
   await svc.stop();
 });
