@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
 import { BEAD_SERVICE, startBeadService, type BeadService } from '../../actors/beads/index.ts';
 import { FormulaLibrary } from '../../actors/formulas/formulaLibrary.ts';
@@ -104,6 +104,24 @@ export function call(h: FormulaHarness, method: 'GET' | 'POST' | 'DELETE', path:
     headers: method === 'GET' ? {} : { 'x-gc-request': '1' },
     ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
   });
+}
+
+/** The status and parsed JSON body of {@link call}'s answer. */
+export async function callJson(
+  h: FormulaHarness,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  payload?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
+): Promise<{ status: number; body: any }> {
+  const res = await call(h, method, path, payload);
+  return { status: res.statusCode, body: res.json() };
+}
+
+/** Writes `rel` (relative to the city's directory) with `text`, making its folders. */
+export async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
+  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
+  await writeFile(join(h.dir, rel), text);
 }
 
 /** A three-step review formula: read → (lint, test) → report, with a required `target` variable. */

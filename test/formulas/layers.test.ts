@@ -1,8 +1,8 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import t from 'tap';
 import { cityFormulaLayers } from '../../actors/formulas/formulaLayers.ts';
-import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
+import { call, formulaHarness, type FormulaHarness, put } from './helpers.ts';
 
 /**
  * Formula layers (upstream `FormulaLayers.City`): each city pack's `formulas/` in include order, then the
@@ -10,11 +10,6 @@ import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
  */
 
 /** Writes `rel` (relative to the city), making its directory. */
-async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
-  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
-  await writeFile(join(h.dir, rel), text);
-}
-
 const pack = (h: FormulaHarness, dir: string, name: string) =>
   put(h, `${dir}/pack.toml`, `[pack]\nname = "${name}"\nschema = 1\n`);
 

@@ -1,10 +1,10 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import { parseOrder } from '../../machines/orders/order.ts';
-import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
+import { formulaHarness, put, callJson } from './helpers.ts';
 
 /**
  * Condition orders (config-and-automation §3.2–§3.4): `gate = "condition"` with `check`, due when
@@ -18,11 +18,6 @@ const CHECK_TIMEOUT_MS = 200;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
 type Json = any;
-
-async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
-  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
-  await writeFile(join(h.dir, rel), text);
-}
 
 const RIGS = `[workspace]
 name = "c"
@@ -73,10 +68,7 @@ async function city(t: Test, files: Record<string, string>, toml = RIGS) {
     await svc.stop();
   });
   h.attach({ [ORDER_SERVICE]: svc });
-  const get = async (path: string): Promise<{ status: number; body: Json }> => {
-    const res = await call(h, 'GET', path);
-    return { status: res.statusCode, body: res.json() };
-  };
+  const get = (path: string) => callJson(h, 'GET', path);
   const checked = async (): Promise<Record<string, [boolean, string]>> => {
     const res = await get('/orders/check');
     t.equal(res.status, 200, JSON.stringify(res.body));

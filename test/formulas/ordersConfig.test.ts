@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { CONFIG_SERVICE } from '../../actors/config/configApi.ts';
 import { ConfigService } from '../../actors/config/configService.ts';
@@ -7,7 +7,7 @@ import { OrderService, type ExecRunner } from '../../actors/orders/orderService.
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import { recordingLogger } from '../helpers/recordingLogger.ts';
-import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
+import { formulaHarness, put, callJson } from './helpers.ts';
 
 /**
  * city.toml's `[orders]` table and the order files upstream still reads (config-and-automation §3.1, §3.5):
@@ -22,11 +22,6 @@ const HOURLY = 'gate = "cron"\nschedule = "0 * * * *"\n';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
 type Json = any;
-
-async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
-  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
-  await writeFile(join(h.dir, rel), text);
-}
 
 const RIGS = `[workspace]
 name = "c"
@@ -78,14 +73,8 @@ async function city(t: Test, toml: string, files: Record<string, string>) {
   await config.start();
   t.teardown(() => config.stop());
   h.attach({ [ORDER_SERVICE]: svc, [CONFIG_SERVICE]: config });
-  const get = async (path: string): Promise<{ status: number; body: Json }> => {
-    const res = await call(h, 'GET', path);
-    return { status: res.statusCode, body: res.json() };
-  };
-  const post = async (path: string): Promise<{ status: number; body: Json }> => {
-    const res = await call(h, 'POST', path);
-    return { status: res.statusCode, body: res.json() };
-  };
+  const get = (path: string) => callJson(h, 'GET', path);
+  const post = (path: string) => callJson(h, 'POST', path);
   const listed = async (): Promise<Record<string, Json>> => {
     const res = await get('/orders');
     t.equal(res.status, 200, JSON.stringify(res.body));

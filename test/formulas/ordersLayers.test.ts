@@ -1,8 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { OrderService } from '../../actors/orders/orderService.ts';
-import { formulaHarness, type FormulaHarness } from './helpers.ts';
+import { formulaHarness, type FormulaHarness, put } from './helpers.ts';
 
 /**
  * Orders of every formula layer (upstream `cityOrderRoots`): each city pack's sibling `orders/`, then
@@ -11,11 +9,6 @@ import { formulaHarness, type FormulaHarness } from './helpers.ts';
  */
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
-
-async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
-  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
-  await writeFile(join(h.dir, rel), text);
-}
 
 async function withPack(t: Test) {
   const h = await formulaHarness(t);

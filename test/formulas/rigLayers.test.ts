@@ -1,8 +1,8 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
-import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
+import { call, formulaHarness, type FormulaHarness, put } from './helpers.ts';
 
 /**
  * Rig formula layers (upstream `FormulaLayers.Rigs` / `SearchPaths(rig)`): above the city's layers, each
@@ -10,11 +10,6 @@ import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
  * lookup (`scope_kind=rig&scope_ref=<rig>`) searches the city's layers and then that rig's; a city-scoped
  * one the city's alone.
  */
-
-async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
-  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
-  await writeFile(join(h.dir, rel), text);
-}
 
 const pack = (h: FormulaHarness, dir: string, name: string) =>
   put(h, `${dir}/pack.toml`, `[pack]\nname = "${name}"\nschema = 1\n`);

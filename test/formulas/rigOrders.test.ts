@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
-import { call, formulaHarness, type FormulaHarness } from './helpers.ts';
+import { formulaHarness, type FormulaHarness, put, callJson } from './helpers.ts';
 
 /**
  * Rig orders (upstream `scanAllOrders`): the `orders/` beside each of a rig's own formula layers (its
@@ -16,11 +16,6 @@ const T0 = Date.parse('2030-01-01T00:00:00Z');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
 type Json = any;
-
-async function put(h: FormulaHarness, rel: string, text: string): Promise<void> {
-  await mkdir(dirname(join(h.dir, rel)), { recursive: true });
-  await writeFile(join(h.dir, rel), text);
-}
 
 const cityToml = (webSuspended = false) => `[workspace]
 name = "c"
@@ -76,14 +71,8 @@ async function rigCity(t: Test, options: { realShell?: boolean } = {}) {
   await svc.start();
   t.teardown(() => svc.stop());
   h.attach({ [ORDER_SERVICE]: svc });
-  const get = async (path: string): Promise<{ status: number; body: Json }> => {
-    const res = await call(h, 'GET', path);
-    return { status: res.statusCode, body: res.json() };
-  };
-  const post = async (path: string): Promise<{ status: number; body: Json }> => {
-    const res = await call(h, 'POST', path);
-    return { status: res.statusCode, body: res.json() };
-  };
+  const get = (path: string) => callJson(h, 'GET', path);
+  const post = (path: string) => callJson(h, 'POST', path);
   return { h, svc, clock, calls, get, post };
 }
 
