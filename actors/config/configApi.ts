@@ -31,6 +31,11 @@ export interface ConfigApi {
   /** The city log's head the answers reflect (`X-GC-Index`). */
   readonly index: number;
   config(): Promise<ConfigResponse>;
+  /**
+   * How many agents and rigs (and suspended rigs) the effective config declares, as last read: no file
+   * check, for the city detail and status, which dashboards poll.
+   */
+  counts(): { agents: number; rigs: number; suspendedRigs: number };
   defaults(): ConfigResponse;
   explain(): Promise<ConfigExplainResponse>;
   validate(): Promise<ConfigValidateOutputBody>;

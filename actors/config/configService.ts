@@ -156,6 +156,15 @@ export class ConfigService implements ConfigApi {
     return configView(await this.#fresh(), this.opts.city);
   }
 
+  counts(): { agents: number; rigs: number; suspendedRigs: number } {
+    const { agents, rigs } = this.#current.composed;
+    return {
+      agents: agents.length,
+      rigs: rigs.length,
+      suspendedRigs: rigs.filter((r) => r.suspended === true).length,
+    };
+  }
+
   defaults(): ConfigResponse {
     return defaultsView(this.opts.city);
   }

@@ -3,7 +3,7 @@ import { agentApiFor } from './agentsService.ts';
 import { configApiFor } from './configService.ts';
 import type { AppDeps } from '../deps.ts';
 
-/** The agent and rig counts of a city's detail and status, read live from its agent and config services. */
+/** The agent and rig counts of a city's detail and status, read from its agent and config services. */
 export interface CityCounts {
   /** `[[agent]]` templates of the effective config (upstream CityGetResponse `agent_count`). */
   configuredAgents: number;
@@ -30,12 +30,10 @@ export async function cityCounts(
   let configuredAgents = fallbackAgents;
   const rigs = { total: 0, suspended: 0 };
   try {
-    const config = await configApiFor(deps, cityName).config();
-    configuredAgents = config.agents?.length ?? 0;
-    for (const rig of config.rigs ?? []) {
-      rigs.total++;
-      if (rig.suspended) rigs.suspended++;
-    }
+    const config = configApiFor(deps, cityName).counts();
+    configuredAgents = config.agents;
+    rigs.total = config.rigs;
+    rigs.suspended = config.suspendedRigs;
   } catch (err) {
     if (!(err instanceof UnavailableError)) throw err;
     errors.push(`rigs: ${err.message}`);
