@@ -61,22 +61,24 @@ function equals(buf: Buffer, start: number, end: number, word: Uint8Array): bool
   return true;
 }
 
-/** Where the string whose opening quote is at `i` ends (past its closing quote), or -1 when unterminated. */
-function skipString(buf: Buffer, i: number, end: number): number {
-  for (let from = i + 1; ;) {
-    const q = buf.indexOf(QUOTE, from);
-    if (q < 0 || q >= end) return -1;
-    let slashes = 0;
-    while (buf[q - 1 - slashes] === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-    from = q + 1;
-  }
-}
+/** Set by {@link skipString}: the string it last skipped holds an escape. */
+let escaped = false;
 
-/** True when the string whose quotes are at `open` and `close - 1` has no escape. */
-function plain(buf: Buffer, open: number, close: number): boolean {
-  for (let k = open + 1; k < close - 1; k++) if (buf[k] === BACKSLASH) return false;
-  return true;
+/**
+ * Where the string whose opening quote is at `i` ends (past its closing quote), or -1 when unterminated;
+ * sets {@link escaped}. A byte loop: most strings here are a few bytes, shorter than a native call's cost.
+ */
+function skipString(buf: Buffer, i: number, end: number): number {
+  escaped = false;
+  for (let k = i + 1; k < end; k++) {
+    const c = buf[k];
+    if (c === QUOTE) return k + 1;
+    if (c === BACKSLASH) {
+      escaped = true;
+      k++;
+    }
+  }
+  return -1;
 }
 
 /** Where the value at `i` ends, or -1. Numbers and literals run to the next `,`, `}` or `]`. */
@@ -120,7 +122,7 @@ function members(buf: Buffer, i: number, end: number, level: number): number {
   for (;;) {
     if (buf[i] !== QUOTE) return -1;
     const keyEnd = skipString(buf, i, end);
-    if (keyEnd < 0 || !plain(buf, i, keyEnd) || buf[keyEnd] !== COLON) return -1;
+    if (keyEnd < 0 || escaped || buf[keyEnd] !== COLON) return -1;
     const key = i + 1;
     const value = keyEnd + 1;
     if (level === TOP) i = topMember(buf, key, keyEnd - 1, value, end);
@@ -160,7 +162,7 @@ function topMember(buf: Buffer, key: number, keyEnd: number, value: number, end:
   if (equals(buf, key, keyEnd, KEY_TYPE)) {
     if (typeStart !== -1 || buf[value] !== QUOTE) return -1;
     const close = skipString(buf, value, end);
-    if (close < 0 || !plain(buf, value, close)) return -1;
+    if (close < 0 || escaped) return -1;
     typeStart = value + 1;
     typeEnd = close - 1;
     return close;
@@ -192,7 +194,7 @@ function beadMember(buf: Buffer, key: number, keyEnd: number, value: number, end
   const close = skipValue(buf, value, end);
   if (close < 0) return -1;
   if (equals(buf, key, keyEnd, KEY_ID)) {
-    if (idStart !== -1 || buf[value] !== QUOTE || !plain(buf, value, close)) return -1;
+    if (idStart !== -1 || buf[value] !== QUOTE || escaped) return -1;
     // Non-ASCII ids are left to the parser, so the decoding is the line's own.
     for (let k = value + 1; k < close - 1; k++) if (buf[k]! >= 0x80) return -1;
     idStart = value + 1;

@@ -6,15 +6,23 @@ import { formatId, idNumber } from './ids.ts';
 import { indexAll } from './indexes.ts';
 import { IDEMPOTENCY_KEY, REQUEST_HASH_KEY, type BeadModel, type StoredBead } from './model.ts';
 
-/** What the replay knows of a live bead between its passes: where its newest record is, not the bead. */
+/** What the replay knows of a live bead kept in the Map (see {@link BeadReplay}): where its newest record is. */
 interface Pending {
-  id: string;
   ordinal: number;
   /** Byte offset of the line of the bead's newest `bead.*` record. */
   offset: number;
   /** Filled by the second pass. */
   bead: StoredBead | undefined;
 }
+
+/** Slots the dense arrays start with; they double as numbers grow. */
+const INITIAL_SLOTS = 1024;
+/**
+ * An id's number gets a dense slot when it is below the seq of its first record plus this. The store gives
+ * numbers in order, one per create, so its own ids always qualify; a larger number (an id written by hand)
+ * goes to the Map, and the arrays never outgrow the log.
+ */
+const DENSE_SLACK = 1024;
 
 /**
  * Folds a whole log into an empty model in two passes, to the same model `evolve` builds event by event,
@@ -38,10 +46,24 @@ export class BeadReplay {
   readonly #model: BeadModel;
   readonly #log: string;
   /**
-   * Live beads by key (see `#key`); Map order is the model's creation order (a deleted and re-created bead
-   * moves last).
+   * Live beads whose ids are `<prefix>-<n>` with a small n (nearly all), by n: the creation ordinal (0: none
+   * live) and the offset of the newest record. A Map of objects cost a fifth of a 1M-event start-up in
+   * hashing and in copying its objects out of the young generation.
    */
-  readonly #beads = new Map<number | string, Pending>();
+  #ordinals = new Float64Array(INITIAL_SLOTS);
+  #offsets = new Float64Array(INITIAL_SLOTS);
+  /** Their beads, by n, filled by the second pass. */
+  #filledBeads: (StoredBead | undefined)[] = [];
+  /** The other live beads, by key (see `#key`). */
+  readonly #others = new Map<number | string, Pending>();
+  /**
+   * Every bead created, by key and ordinal, in creation order: the model's order (a deleted and re-created
+   * bead moves last). An entry whose ordinal is no longer its key's was deleted since.
+   */
+  readonly #createdKeys: (number | string)[] = [];
+  readonly #createdIds: string[] = [];
+  readonly #createdOrdinals: number[] = [];
+  #live = 0;
   #seq: number;
   #wanted: Float64Array | undefined;
   #next = 0;
@@ -88,6 +110,16 @@ export class BeadReplay {
     return idNumber(id, this.#model.prefix) ?? id;
   }
 
+  /** True when the live bead of `key` has a dense slot. */
+  #isDense(key: number | string): key is number {
+    return typeof key === 'number' && key < this.#ordinals.length && this.#ordinals[key] !== 0;
+  }
+
+  /** The creation ordinal of the live bead of `key`, 0 when none is live. */
+  #ordinalOf(key: number | string): number {
+    return this.#isDense(key) ? this.#ordinals[key]! : (this.#others.get(key)?.ordinal ?? 0);
+  }
+
   #noteState(
     type: BeadStateEventType,
     key: number | string,
@@ -95,20 +127,50 @@ export class BeadReplay {
     offset: number,
     bead?: StoredBead,
   ): void {
-    const known = this.#beads.get(key);
+    if (this.#isDense(key)) {
+      if (type === 'bead.deleted') this.#delete(key);
+      else this.#offsets[key] = offset;
+      return;
+    }
+    const known = this.#others.get(key);
     if (type === 'bead.deleted') {
       if (known) this.#delete(key);
     } else if (known) {
       known.offset = offset;
     } else {
-      const id = typeof key === 'number' ? formatId(this.#model.prefix, key) : key;
-      this.#beads.set(key, { id, ordinal: seq, offset, bead: undefined });
-      this.#model.indexes.order.push(id, seq);
-      // Only a bead new to the model can carry an id the counter has not passed (a number key is that id's n).
-      if (typeof key === 'number' && key >= this.#model.nextNumber) this.#model.nextNumber = key + 1;
+      this.#create(key, seq, offset);
       // A create read from its bytes has no metadata (beadLineOf leaves those), so records no key.
       if (type === 'bead.created' && bead) this.#recordIdempotency(bead);
     }
+  }
+
+  #create(key: number | string, seq: number, offset: number): void {
+    if (typeof key === 'number' && key < seq + DENSE_SLACK) {
+      if (key >= this.#ordinals.length) this.#grow(key + 1);
+      this.#ordinals[key] = seq;
+      this.#offsets[key] = offset;
+    } else {
+      this.#others.set(key, { ordinal: seq, offset, bead: undefined });
+    }
+    this.#live++;
+    const id = typeof key === 'number' ? formatId(this.#model.prefix, key) : key;
+    this.#createdKeys.push(key);
+    this.#createdIds.push(id);
+    this.#createdOrdinals.push(seq);
+    this.#model.indexes.order.push(id, seq);
+    // Only a bead new to the model can carry an id the counter has not passed (a number key is that id's n).
+    if (typeof key === 'number' && key >= this.#model.nextNumber) this.#model.nextNumber = key + 1;
+  }
+
+  #grow(slots: number): void {
+    let size = this.#ordinals.length * 2;
+    while (size < slots) size *= 2;
+    const ordinals = new Float64Array(size);
+    const offsets = new Float64Array(size);
+    ordinals.set(this.#ordinals);
+    offsets.set(this.#offsets);
+    this.#ordinals = ordinals;
+    this.#offsets = offsets;
   }
 
   /**
@@ -116,7 +178,7 @@ export class BeadReplay {
    * record). Offsets must be asked in increasing order, as a forward read meets them.
    */
   wanted(offset: number): boolean {
-    const wanted = (this.#wanted ??= this.#offsets());
+    const wanted = (this.#wanted ??= this.#wantedOffsets());
     while (this.#next < wanted.length && wanted[this.#next]! < offset) this.#next++;
     return this.#next < wanted.length && wanted[this.#next] === offset;
   }
@@ -127,10 +189,18 @@ export class BeadReplay {
    */
   fill(event: JournalEvent, offset: number): void {
     const bead = (event.payload as { bead?: StoredBead } | undefined)?.bead;
-    const pending = bead === undefined ? undefined : this.#beads.get(this.#key(bead.id));
-    if (!pending || pending.offset !== offset || pending.bead !== undefined)
+    const key = bead === undefined ? undefined : this.#key(bead.id);
+    let kept = false;
+    if (key !== undefined && this.#isDense(key)) {
+      kept = this.#offsets[key] === offset && this.#filledBeads[key] === undefined;
+      if (kept) this.#filledBeads[key] = bead;
+    } else {
+      const pending = key === undefined ? undefined : this.#others.get(key);
+      kept = pending !== undefined && pending.offset === offset && pending.bead === undefined;
+      if (kept) pending!.bead = bead;
+    }
+    if (!kept)
       throw new Error(`replay of log ${this.#log}: seq ${event.seq} is not the record its first pass kept`);
-    pending.bead = bead;
     this.#filled++;
   }
 
@@ -140,20 +210,30 @@ export class BeadReplay {
    * @throws Error when a kept record was not filled (the log changed between the passes).
    */
   finish(): void {
-    if (this.#filled !== this.#beads.size)
-      throw new Error(
-        `replay of log ${this.#log}: ${this.#beads.size - this.#filled} beads were not read again`,
-      );
+    if (this.#filled !== this.#live)
+      throw new Error(`replay of log ${this.#log}: ${this.#live - this.#filled} beads were not read again`);
     const { beads, indexes } = this.#model;
-    for (const { id, bead, ordinal } of this.#beads.values()) beads.set(id, { bead: bead!, ordinal });
-    this.#beads.clear();
+    const keys = this.#createdKeys;
+    const ordinals = this.#createdOrdinals;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const ordinal = ordinals[i]!;
+      let bead: StoredBead | undefined;
+      if (this.#isDense(key) && this.#ordinals[key] === ordinal) bead = this.#filledBeads[key];
+      else if (this.#others.get(key)?.ordinal === ordinal) bead = this.#others.get(key)!.bead;
+      if (bead) beads.set(this.#createdIds[i]!, { bead, ordinal });
+    }
+    this.#others.clear();
+    this.#filledBeads = [];
     indexAll(indexes, beads);
     this.#model.seq = this.#seq;
   }
 
   #delete(key: number | string): void {
-    this.#beads.delete(key);
-    this.#model.indexes.order.drop((live, ordinal) => this.#beads.get(this.#key(live))?.ordinal === ordinal);
+    if (this.#isDense(key)) this.#ordinals[key] = 0;
+    else this.#others.delete(key);
+    this.#live--;
+    this.#model.indexes.order.drop((live, ordinal) => this.#ordinalOf(this.#key(live)) === ordinal);
   }
 
   #recordIdempotency(bead: StoredBead): void {
@@ -164,10 +244,14 @@ export class BeadReplay {
   }
 
   /** The offsets of the live beads' newest records, ascending. */
-  #offsets(): Float64Array {
-    const offsets = new Float64Array(this.#beads.size);
+  #wantedOffsets(): Float64Array {
+    // Sized now, so filling it in file order (not number order) keeps it a plain array.
+    this.#filledBeads = new Array<StoredBead | undefined>(this.#ordinals.length);
+    const offsets = new Float64Array(this.#live);
     let i = 0;
-    for (const pending of this.#beads.values()) offsets[i++] = pending.offset;
+    for (let n = 0; n < this.#ordinals.length; n++)
+      if (this.#ordinals[n] !== 0) offsets[i++] = this.#offsets[n]!;
+    for (const pending of this.#others.values()) offsets[i++] = pending.offset;
     return offsets.sort();
   }
 }

@@ -90,16 +90,20 @@ function history(seed: number, n: number): JournalDraft[] {
     const ids = [...live.keys()];
     if (r < 0.2 || ids.length === 0) {
       // Mostly the store's own ids; some of another prefix, and some of this prefix but not its `<n>` form
-      // (a leading zero, a suffix), which must stay apart from the canonical id of the same number.
+      // (a leading zero, a suffix), which must stay apart from the canonical id of the same number. A few
+      // canonical ids far above the counter (written by another writer): kept apart from the counter's
+      // while the log is short, beside them once it is longer, and re-created across that line.
       const kind = rand();
       const id =
-        kind < 0.8
+        kind < 0.75
           ? `${PREFIX}-${next++}`
-          : kind < 0.9
-            ? `zz-${Math.floor(rand() * 1e6) + 1}`
-            : kind < 0.95
-              ? `${PREFIX}-0${Math.max(1, next - 1)}`
-              : `${PREFIX}-${Math.max(1, next - 1)}x`;
+          : kind < 0.8
+            ? `${PREFIX}-${1100 + Math.floor(rand() * 20)}`
+            : kind < 0.9
+              ? `zz-${Math.floor(rand() * 1e6) + 1}`
+              : kind < 0.95
+                ? `${PREFIX}-0${Math.max(1, next - 1)}`
+                : `${PREFIX}-${Math.max(1, next - 1)}x`;
       const bead = fresh(id);
       if (rand() < 0.2) {
         const key = `create-bead:k${Math.floor(rand() * 5)}`;
