@@ -11,6 +11,7 @@ import { FileJournalBackend, MSG_ID_WINDOW } from '../actors/journal/fileJournal
 import type { FileJournal, FileJournalOptions } from '../actors/journal/fileJournal.ts';
 import type { JournalEvent } from '../actors/journal/journal.ts';
 import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForward } from '../actors/journal/lineReader.ts';
+import { readBackwardMatching, readForwardMatching } from '../actors/journal/needleReader.ts';
 import type { WriteFn } from '../actors/journal/logWriter.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
 import { recordingLogger } from './helpers/recordingLogger.ts';
@@ -502,6 +503,67 @@ t.test('reading through the index', async (t) => {
       }
     }
   });
+
+  t.test(
+    'the needle readers find exactly the lines holding the needle, both ways, at any chunk size',
+    async (t) => {
+      // Lines from empty to several chunks long, multi-byte characters included; every third holds the
+      // needle, at its start, middle or end, and one holds it twice.
+      const texts = Array.from({ length: 60 }, (_, i) => {
+        const body = 'é'.repeat((i * 7) % 23) + 'x'.repeat(i % 5);
+        if (i % 3 !== 0) return body;
+        return [`"type":"a.${i}`, `${body}"type":"a.${i}`, `"type":"a.${i}${body}`][
+          i % 9 === 0 ? 0 : i % 2 ? 1 : 2
+        ]!;
+      });
+      texts[30] = `"type":"a.x"type":"a.y`;
+      const { file, offsets } = await fixture(
+        await tempDir(t),
+        texts.map((x) => x + '\n'),
+      );
+      const ends = [...offsets.slice(1), (await readFile(file)).length];
+      const handle = await open(file, 'r');
+      t.teardown(() => handle.close());
+      const needle = Buffer.from('"type":"a.');
+      const parse = (buf: Buffer, start: number, end: number, offset: number) => ({
+        offset,
+        text: buf.toString('utf8', start, end),
+      });
+      const collect = async (lines: AsyncGenerator<Array<{ offset: number; text: string }>>) => {
+        const out = [];
+        for await (const chunk of lines) out.push(...chunk);
+        return out;
+      };
+      for (const chunk of [1, 2, 3, 5, 16, 64, CHUNK_BYTES]) {
+        for (const [from, to] of [
+          [0, 60],
+          [7, 8],
+          [13, 41],
+          [30, 31],
+          [59, 60],
+        ] as const) {
+          const want = texts
+            .slice(from, to)
+            .map((text, i) => ({ offset: offsets[from + i]!, text }))
+            .filter((line) => line.text.includes('"type":"a.'));
+          const range = [offsets[from]!, ends[to - 1]!] as const;
+          const forward = await collect(
+            readForwardMatching(handle, ...range, needle, parse, Infinity, chunk),
+          );
+          const backward = await collect(
+            readBackwardMatching(handle, ...range, needle, parse, Infinity, chunk),
+          );
+          t.same(forward, want, `forward ${from}..${to} in chunks of ${chunk}`);
+          t.same(backward, [...want].reverse(), `backward ${from}..${to} in chunks of ${chunk}`);
+          if (want.length > 1) {
+            const first = await collect(readForwardMatching(handle, ...range, needle, parse, 1, chunk));
+            const last = await collect(readBackwardMatching(handle, ...range, needle, parse, 1, chunk));
+            t.same([first, last], [[want[0]], [want[want.length - 1]]], `limit 1, ${from}..${to}, ${chunk}`);
+          }
+        }
+      }
+    },
+  );
 
   t.test('a waiting subscriber holds no timer and is woken by an append', async (t) => {
     const j = await openLog(t, join(await tempDir(t), 'events.jsonl'));

@@ -14,7 +14,15 @@ import { rejectionError } from './rejections.ts';
  * extmsg decisions of the same turn), and the model is the fold of every event of the log, whoever wrote it.
  */
 export class ExtmsgRunner {
-  readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
+  readonly #folder: LogFolder = {
+    fold: (events) => this.#fold(events),
+    // Only extmsg events change the model; the others only move its seq (see `evolve`).
+    typePrefix: 'extmsg.',
+    caughtUp: (seq) => {
+      if (seq > this.model.seq) this.model.seq = seq;
+      if (seq > this.#durable) this.#durable = seq;
+    },
+  };
   #durable = 0;
   #stopped = false;
 

@@ -5,6 +5,7 @@ export function matchesFilter(event: JournalEvent, filter: ListFilter): boolean 
   if (filter.afterSeq !== undefined && event.seq <= filter.afterSeq) return false;
   if (filter.beforeSeq !== undefined && event.seq >= filter.beforeSeq) return false;
   if (filter.type !== undefined && event.type !== filter.type) return false;
+  if (filter.typePrefix !== undefined && !event.type.startsWith(filter.typePrefix)) return false;
   if (filter.actor !== undefined && event.actor !== filter.actor) return false;
   if (filter.since !== undefined && Date.parse(event.ts) < filter.since.getTime()) return false;
   return true;

@@ -9,6 +9,8 @@ export const SUPERVISOR_LOG = '__supervisor__';
 export interface ListFilter {
   /** Exact event type. */
   type?: string;
+  /** Only events whose type starts with this (a family's, as `extmsg.`). */
+  typePrefix?: string;
   /** Exact actor. */
   actor?: string;
   /** Only events whose `ts` is at or after this instant. */

@@ -3,6 +3,7 @@ import { UnavailableError } from '../errors.ts';
 import { matchesFilter } from './filter.ts';
 import type { JournalEvent, ListFilter } from './journal.ts';
 import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForwardAs } from './lineReader.ts';
+import { readBackwardMatching, readForwardMatching } from './needleReader.ts';
 import type { LineParser } from './lineReader.ts';
 import type { Notifier } from './notifier.ts';
 import type { OffsetIndex } from './offsetIndex.ts';
@@ -67,13 +68,28 @@ export class LogReader {
     const [start, end] = this.#range(from, to);
     // A type filter first looks for the type's exact text in the line: the lines that cannot match are
     // never parsed (a lookup of a rare type walks a large log at the speed of reading it). Lines are compact
-    // JSON, as this journal and upstream's recorder write them.
-    const needle = filter.type === undefined ? undefined : `"type":${JSON.stringify(filter.type)}`;
+    // JSON, as this journal and upstream's recorder write them. A prefix is its text without the closing quote.
+    const needle =
+      filter.type !== undefined
+        ? `"type":${JSON.stringify(filter.type)}`
+        : filter.typePrefix !== undefined
+          ? `"type":${JSON.stringify(filter.typePrefix).slice(0, -1)}`
+          : undefined;
+    const parse: LineParser<JournalEvent> = (buf, begin, stop, offset) => {
+      const event = this.#parse(buf.toString('utf8', begin, stop), offset);
+      return event && matchesFilter(event, filter) ? event : undefined;
+    };
+    // With a needle only the lines holding it are cut out of each chunk and parsed.
     const bytes = needle === undefined ? undefined : Buffer.from(needle);
-    if (filter.order === 'desc') {
+    const events =
+      bytes === undefined
+        ? undefined
+        : filter.order === 'desc'
+          ? readBackwardMatching(this.#handle, start, end, bytes, parse, limit)
+          : readForwardMatching(this.#handle, start, end, bytes, parse, limit);
+    if (filter.order === 'desc' && events === undefined) {
       for await (const chunk of this.#guard(readBackward(this.#handle, start, end))) {
         for (const line of chunk) {
-          if (needle !== undefined && !line.text.includes(needle)) continue;
           const event = this.#parse(line.text, line.offset);
           if (event && matchesFilter(event, filter)) out.push(event);
           if (out.length >= limit) return out;
@@ -81,13 +97,9 @@ export class LogReader {
       }
       return out;
     }
-    const parse: LineParser<JournalEvent> = (buf, begin, stop, offset) => {
-      if (bytes !== undefined && buf.subarray(begin, stop).indexOf(bytes) < 0) return undefined;
-      const event = this.#parse(buf.toString('utf8', begin, stop), offset);
-      return event && matchesFilter(event, filter) ? event : undefined;
-    };
-    const events = readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES, limit);
-    for await (const chunk of this.#guard(events)) {
+    const lines =
+      events ?? readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES, limit);
+    for await (const chunk of this.#guard(lines)) {
       for (const event of chunk) out.push(event);
     }
     return out;

@@ -107,8 +107,13 @@ export class OrderService {
   readonly #paths = new Map<string, string>();
   /** The city's rigs as the last reload read them: where rig orders run, and which are suspended. */
   #rigs = new Map<string, { root: string; suspended: boolean }>();
+  /** The newest seq of each event type seen (folded, or read from the log for an event order's trigger). */
   readonly #newestSeq = new Map<string, number>();
-  readonly #folder: LogFolder = { fold: (events) => this.#fold(events) };
+  /** The trigger types whose newest seq was read from the log (the start-up fold hands only `order.*`). */
+  readonly #lookedUp = new Set<string>();
+  /** Those reads under way; a tick or check waits for them. */
+  #lookUps: Promise<void> | undefined;
+  readonly #folder: LogFolder = { fold: (events) => this.#fold(events), typePrefix: 'order.' };
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<number> | undefined;
   /** The timer's reload and tick. */
@@ -220,6 +225,7 @@ export class OrderService {
     this.#orders = orders;
     for (const order of orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
+    this.#lookUpTriggers();
     this.#broken = broken;
     this.#problems = problems;
     for (const p of this.#problems) {
@@ -238,6 +244,34 @@ export class OrderService {
     for (const order of this.#orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#notBefore.clear();
+    this.#lookUpTriggers();
+  }
+
+  /**
+   * Reads from the log the newest seq of each event order's trigger type not yet read: the start-up fold
+   * skipped the other families' events, and the fold keeps the map from then on. Failures are reported and
+   * the type read again on the next reload.
+   */
+  #lookUpTriggers(): void {
+    for (const order of this.#orders.values()) {
+      if (order.trigger.kind !== 'event' || this.#lookedUp.has(order.trigger.on)) continue;
+      const type = order.trigger.on;
+      this.#lookedUp.add(type);
+      const read = this.log.journal.list({ type, order: 'desc', limit: 1 }).then(
+        ([newest]) => {
+          if (newest && newest.seq > (this.#newestSeq.get(type) ?? 0)) this.#newestSeq.set(type, newest.seq);
+        },
+        (err: unknown) => {
+          this.#lookedUp.delete(type);
+          this.options.onError?.(err);
+        },
+      );
+      const before = this.#lookUps;
+      const all: Promise<void> = Promise.all([before, read]).then(() => {
+        if (this.#lookUps === all) this.#lookUps = undefined;
+      });
+      this.#lookUps = all;
+    }
   }
 
   /** The orders by scoped name. */
@@ -290,6 +324,7 @@ export class OrderService {
    * order's `check` runs for this call (side by side); nothing is fired.
    */
   async check(now = this.clock()): Promise<{ order: Order; evaluation: Evaluation; state: OrderState }[]> {
+    if (this.#lookUps) await this.#lookUps;
     const orders = [...this.#orders.values()];
     const checks = await Promise.all(
       orders.map((o) =>
@@ -398,6 +433,7 @@ export class OrderService {
   }
 
   async #tick(now: number): Promise<number> {
+    if (this.#lookUps) await this.#lookUps;
     // Decide every order first (no await in between), then write: each order's slots in order, the
     // orders side by side, so one order's formula read does not wait for another's append.
     const due: Firing[][] = [];

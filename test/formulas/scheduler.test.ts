@@ -150,3 +150,34 @@ t.test('exec orders and event triggers', async (t) => {
     ['bead.closed', 'order.failed'],
   );
 });
+
+t.test(
+  'an event order started after its trigger event fires once, and not again after a restart',
+  async (t) => {
+    // The service reads only `order.*` events of the log it attaches behind; the trigger's newest seq comes
+    // from the log itself. (Not `bead.closed`: the order's own tracking bead is closed when its exec ends.)
+    const h = await formulaHarness(t);
+    await mkdir(join(h.dir, 'orders'));
+    await writeFile(
+      join(h.dir, 'orders', 'ping.toml'),
+      '[order]\nexec = "true"\ngate = "event"\non = "bead.updated"\n',
+    );
+    const bead = await h.beads.service.create({ title: 'x' });
+    await h.beads.service.update(bead.bead.id, { title: 'x2' });
+    for (let i = 0; i < 5; i++) await h.beads.service.create({ title: `after ${i}` });
+    const clock = { now: T0 };
+    const first = await ordersOn(h, clock);
+    t.match(
+      await first.check(),
+      [{ evaluation: { due: true, fire: [2] } }],
+      'due for the bead.updated it has not run for',
+    );
+    t.equal(await first.tick(), 1);
+    await first.stop();
+    const again = await ordersOn(h, clock);
+    t.equal(await again.tick(), 0, 'its run recorded the event: not due again');
+    await h.beads.service.update(bead.bead.id, { title: 'x3' });
+    t.equal(await again.tick(), 1, 'a newer bead.updated is folded as it lands');
+    await again.stop();
+  },
+);

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import {
   InternalError,
@@ -5,6 +8,7 @@ import {
   SeqConflictError,
   UnavailableError,
 } from '../../actors/errors.ts';
+import { FileJournal } from '../../actors/journal/fileJournal.ts';
 import type { EventDraft, Journal, JournalEvent } from '../../actors/journal/journal.ts';
 import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
 import { LogRuntime, type LogFolder } from '../../actors/logRuntime/logRuntime.ts';
@@ -75,6 +79,35 @@ t.test('attach folds what a folder missed, from its own seq', async (t) => {
   t.same(first.seen, ['a', 'b', 'c', 'd']);
   t.same(restored.seen, ['c', 'd']);
 });
+
+t.test(
+  'a family folder attached behind the head reads its family up to the head, then every event',
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'gc-runtime-family-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const file = await FileJournal.open({ name: 'log', file: join(dir, 'events.jsonl') });
+    t.teardown(() => file.close());
+    for (const journal of [new MemoryJournal('log'), file]) {
+      for (const type of ['a.1', 'x.1', 'a.2', 'x.2', 'xa.3', 'a.3', 'x.3'])
+        await journal.append(draft(type));
+      const runtime = new LogRuntime(journal, 0, { pageSize: 2 });
+      await runtime.attach(recorder(t), 0);
+      const seen: string[] = [];
+      const caughtUp: number[] = [];
+      const family: LogFolder = {
+        typePrefix: 'a.',
+        fold: (events) => seen.push(...events.map((e) => `${e.seq}:${e.type}`)),
+        caughtUp: (seq) => caughtUp.push(seq),
+      };
+      await runtime.attach(family, 1);
+      t.same(seen, ['3:a.2', '6:a.3'], `${journal.constructor.name}: its own family after its seq, paged`);
+      t.same(caughtUp, [7], 'told the head it has seen the log to');
+      await runtime.run(() => ({ records: [recordOf(draft('x.4'))], commit: () => undefined }));
+      t.same(seen.slice(2), ['8:x.4'], 'past the head it is handed every event');
+      await runtime.close();
+    }
+  },
+);
 
 t.test('a conflict is caught up with, decided again, and retried', async (t) => {
   const events: JournalEvent[] = [];
