@@ -24,6 +24,7 @@ import { DEFAULT_CHECK_TIMEOUT_MS, runCheck } from './conditionCheck.ts';
 import { orderExecEnv } from './execEnv.ts';
 import type { Order } from '../../machines/orders/order.ts';
 import { resolveOrders, scanOrders } from './orderScan.ts';
+import { TriggerCursors } from './triggerCursors.ts';
 import { qualifyPool, resolveOrder, targetRig } from '../../machines/orders/scope.ts';
 import { runBeads } from '../../machines/orders/views.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
@@ -107,12 +108,7 @@ export class OrderService {
   readonly #paths = new Map<string, string>();
   /** The city's rigs as the last reload read them: where rig orders run, and which are suspended. */
   #rigs = new Map<string, { root: string; suspended: boolean }>();
-  /** The newest seq of each event type seen (folded, or read from the log for an event order's trigger). */
-  readonly #newestSeq = new Map<string, number>();
-  /** The trigger types whose newest seq was read from the log (the start-up fold hands only `order.*`). */
-  readonly #lookedUp = new Set<string>();
-  /** Those reads under way; a tick or check waits for them. */
-  #lookUps: Promise<void> | undefined;
+  readonly #triggers: TriggerCursors;
   readonly #folder: LogFolder = { fold: (events) => this.#fold(events), typePrefix: 'order.' };
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<number> | undefined;
@@ -135,6 +131,14 @@ export class OrderService {
     private readonly options: OrderServiceOptions = {},
   ) {
     this.clock = options.clock ?? Date.now;
+    this.#triggers = new TriggerCursors(log.journal, options.onError);
+  }
+
+  /** Reads the newest seq of the types the event orders watch, where not read yet (see TriggerCursors). */
+  #watchTriggers(): void {
+    const types = [];
+    for (const o of this.#orders.values()) if (o.trigger.kind === 'event') types.push(o.trigger.on);
+    this.#triggers.watch(types);
   }
 
   /**
@@ -225,7 +229,7 @@ export class OrderService {
     this.#orders = orders;
     for (const order of orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
-    this.#lookUpTriggers();
+    this.#watchTriggers();
     this.#broken = broken;
     this.#problems = problems;
     for (const p of this.#problems) {
@@ -244,34 +248,7 @@ export class OrderService {
     for (const order of this.#orders.values())
       if (!this.#state.has(order.scopedName)) this.#state.set(order.scopedName, this.#rebuild(order));
     this.#notBefore.clear();
-    this.#lookUpTriggers();
-  }
-
-  /**
-   * Reads from the log the newest seq of each event order's trigger type not yet read: the start-up fold
-   * skipped the other families' events, and the fold keeps the map from then on. Failures are reported and
-   * the type read again on the next reload.
-   */
-  #lookUpTriggers(): void {
-    for (const order of this.#orders.values()) {
-      if (order.trigger.kind !== 'event' || this.#lookedUp.has(order.trigger.on)) continue;
-      const type = order.trigger.on;
-      this.#lookedUp.add(type);
-      const read = this.log.journal.list({ type, order: 'desc', limit: 1 }).then(
-        ([newest]) => {
-          if (newest && newest.seq > (this.#newestSeq.get(type) ?? 0)) this.#newestSeq.set(type, newest.seq);
-        },
-        (err: unknown) => {
-          this.#lookedUp.delete(type);
-          this.options.onError?.(err);
-        },
-      );
-      const before = this.#lookUps;
-      const all: Promise<void> = Promise.all([before, read]).then(() => {
-        if (this.#lookUps === all) this.#lookUps = undefined;
-      });
-      this.#lookUps = all;
-    }
+    this.#watchTriggers();
   }
 
   /** The orders by scoped name. */
@@ -324,7 +301,8 @@ export class OrderService {
    * order's `check` runs for this call (side by side); nothing is fired.
    */
   async check(now = this.clock()): Promise<{ order: Order; evaluation: Evaluation; state: OrderState }[]> {
-    if (this.#lookUps) await this.#lookUps;
+    const reading = this.#triggers.settled();
+    if (reading) await reading;
     const orders = [...this.#orders.values()];
     const checks = await Promise.all(
       orders.map((o) =>
@@ -341,7 +319,7 @@ export class OrderService {
   }
 
   #evaluate(order: Order, now: number, check?: CheckResult): Evaluation {
-    const seq = order.trigger.kind === 'event' ? (this.#newestSeq.get(order.trigger.on) ?? 0) : 0;
+    const seq = order.trigger.kind === 'event' ? this.#triggers.newest(order.trigger.on) : 0;
     return evaluate(order, this.state(order.scopedName), now, seq, check);
   }
 
@@ -433,7 +411,8 @@ export class OrderService {
   }
 
   async #tick(now: number): Promise<number> {
-    if (this.#lookUps) await this.#lookUps;
+    const reading = this.#triggers.settled();
+    if (reading) await reading;
     // Decide every order first (no await in between), then write: each order's slots in order, the
     // orders side by side, so one order's formula read does not wait for another's append.
     const due: Firing[][] = [];
@@ -578,8 +557,8 @@ export class OrderService {
 
   // A payload-less record of these types is a user's custom event (the emit route), never a switch.
   #fold(events: readonly JournalEvent[]): void {
+    this.#triggers.fold(events);
     for (const e of events) {
-      this.#newestSeq.set(e.type, e.seq);
       if ((e.type !== ORDER_ENABLED && e.type !== ORDER_DISABLED) || e.payload === undefined) continue;
       const { scoped_name } = payloadAs(this.log.journal.name, e, e.type);
       this.#overrides.set(scoped_name, e.type === ORDER_ENABLED);
