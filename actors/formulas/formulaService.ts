@@ -14,6 +14,7 @@ import {
   formulaRuns,
   teardownDecider,
   workflowSnapshot,
+  type WorkflowScope,
 } from '../../machines/formulas/workflowView.ts';
 import type { FormulaDetail, MonitorFeedItem, WorkflowSnapshot } from '../../schemas/formulas.ts';
 import type { FormulaFrom, FormulaLibrary } from './formulaLibrary.ts';
@@ -31,7 +32,7 @@ export interface CookRequest {
   extra?: ExtraEvents;
   /** Search this formula directory alone (an order's own layer), not every layer of the city. */
   layer?: LayerDir;
-  /** Search the city's layers and this rig's. */
+  /** Search the city's layers and this rig's (unless `layer` is given), and scope the workflow to this rig. */
   rig?: string;
 }
 
@@ -83,7 +84,7 @@ export class FormulaService {
         name: f.name,
         description: f.description,
         var_defs: f.vars.map(varDefOf),
-        ...formulaRuns(this.store.model, f.name, 0),
+        ...formulaRuns(this.store.model, this.city, f.name, 0, rig ? { kind: 'rig', ref: rig } : undefined),
       }));
     return { items, partial: scan.broken.length > 0, total: items.length, broken: scan.broken };
   }
@@ -119,6 +120,7 @@ export class FormulaService {
     const from: FormulaFrom = req.layer ? { layer: req.layer } : req.rig ? { rig: req.rig } : {};
     const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title, from);
     const options: CookOptions = { city: this.city };
+    if (req.rig) options.rig = req.rig;
     if (req.target) options.target = req.target;
     if (req.rootLabels) options.rootLabels = req.rootLabels;
     if (req.rootMetadata) options.rootMetadata = req.rootMetadata;
@@ -126,20 +128,24 @@ export class FormulaService {
   }
 
   /** Runs of `name` (newest first). @throws NotFoundError for a formula unknown in the scope. */
-  async runs(name: string, limit?: number, rig?: string) {
-    await this.formula(name, rig ? { rig } : {});
-    return { formula: name, partial: false, ...formulaRuns(this.store.model, name, limit) };
+  async runs(name: string, limit?: number, scope?: WorkflowScope) {
+    await this.formula(name, scope?.kind === 'rig' ? { rig: scope.ref } : {});
+    return { formula: name, partial: false, ...formulaRuns(this.store.model, this.city, name, limit, scope) };
   }
 
-  /** Every workflow run, for the monitor feed. */
-  feed(limit?: number): MonitorFeedItem[] {
-    return formulaFeed(this.store.model, this.city, limit);
+  /** Every workflow run of `scope` (all when undefined), for the monitor feed. */
+  feed(limit?: number, scope?: WorkflowScope): MonitorFeedItem[] {
+    return formulaFeed(this.store.model, this.city, limit, scope);
   }
 
-  /** `GET /workflow/{id}`. @throws NotFoundError when `id` is not a workflow root. */
-  workflow(id: string): WorkflowSnapshot {
+  /**
+   * `GET /workflow/{id}`. @throws NotFoundError when `id` is not a workflow root, or not one of `scope`
+   * (when given).
+   */
+  workflow(id: string, scope?: WorkflowScope): WorkflowSnapshot {
     const snap = workflowSnapshot(this.store.model, this.city, id, this.store.index);
-    if (!snap) throw new NotFoundError(`workflow ${id} not found`);
+    if (!snap || (scope && (snap.scope_kind !== scope.kind || snap.scope_ref !== scope.ref)))
+      throw new NotFoundError(`workflow ${id} not found`);
     return snap;
   }
 

@@ -474,6 +474,8 @@ export class OrderService {
       const layer = this.#layers.get(order.scopedName);
       await this.formulas.cook(order.formula, {
         actor: 'controller',
+        // A rig's order runs in that rig's scope (its formula still comes from the order's own layer).
+        ...(order.rig ? { rig: order.rig } : {}),
         ...(layer ? { layer } : {}),
         rootLabels: [OrderLabel.run(order.scopedName)],
         ...(pool ? { target: pool } : {}),

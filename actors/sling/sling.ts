@@ -117,7 +117,7 @@ export async function sling(
   let conflict: LiveWorkflowConflict | undefined;
   const launch = {
     recipe,
-    options: { city: ctx.city, target },
+    options: { city: ctx.city, target, ...(rigContext ? { rig: rigContext } : {}) },
     force: body.force === true,
     ...(body.attached_bead_id ? { attachTo: body.attached_bead_id } : {}),
   };

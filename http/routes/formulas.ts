@@ -5,6 +5,7 @@ import { NotFoundError, UnavailableError } from '../../actors/errors.ts';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
 import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
 import { FormulaService } from '../../actors/formulas/formulaService.ts';
+import type { WorkflowScope } from '../../machines/formulas/workflowView.ts';
 import { CityNameParam, indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import {
   FeedBodySchema,
@@ -65,6 +66,21 @@ async function formulaScope(
   return q.scope_ref;
 }
 
+/**
+ * The workflow scope a request names (`scope_kind` with `scope_ref`), undefined when it names none (every
+ * scope is then read, as before scopes existed here).
+ * @throws NotFoundError as {@link formulaScope}.
+ */
+export async function requestScope(
+  deps: Pick<AppDeps, 'cities'>,
+  cityName: string,
+  q: { scope_kind?: string; scope_ref?: string },
+): Promise<WorkflowScope | undefined> {
+  const rig = await formulaScope(deps, cityName, q);
+  if (rig !== undefined) return { kind: 'rig', ref: rig };
+  return q.scope_kind === undefined ? undefined : { kind: 'city', ref: cityName };
+}
+
 const setIndex = (reply: FastifyReply, service: FormulaService) =>
   reply.header('X-GC-Index', String(service.store.index)).header('X-GC-Cache-Age-S', '0');
 
@@ -108,11 +124,11 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 200: indexedResponse(FeedBodySchema, 'Feed items.') },
       },
     },
-    (request, reply) => {
-      checkScope(request.params.cityName, request.query);
+    async (request, reply) => {
+      const scope = await requestScope(deps, request.params.cityName, request.query);
       const service = formulasFor(deps, request.params.cityName);
       setIndex(reply, service);
-      return Promise.resolve({ items: service.feed(request.query.limit), partial: false });
+      return { items: service.feed(request.query.limit, scope), partial: false };
     },
   );
 
@@ -172,8 +188,8 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request) => {
-      const rig = await formulaScope(deps, request.params.cityName, request.query);
-      return formulasFor(deps, request.params.cityName).runs(request.params.name, request.query.limit, rig);
+      const scope = await requestScope(deps, request.params.cityName, request.query);
+      return formulasFor(deps, request.params.cityName).runs(request.params.name, request.query.limit, scope);
     },
   );
 

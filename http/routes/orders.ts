@@ -29,7 +29,7 @@ import {
 } from '../../schemas/orders.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
-import { checkScope } from './formulas.ts';
+import { requestScope } from './formulas.ts';
 
 const tags = ['orders'];
 const CityParams = Type.Object({ cityName: CityNameParam });
@@ -130,10 +130,10 @@ export function orderRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      checkScope(request.params.cityName, request.query);
+      const scope = await requestScope(deps, request.params.cityName, request.query);
       const service = await ordersFor(deps, request.params.cityName);
       reply.header('X-GC-Index', String(service.store.index)).header('X-GC-Cache-Age-S', '0');
-      const items = ordersFeed(service.store.model, service.city, service.orders, request.query.limit);
+      const items = ordersFeed(service.store.model, service.city, service.orders, request.query.limit, scope);
       return { items, partial: false };
     },
   );

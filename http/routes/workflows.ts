@@ -9,7 +9,7 @@ import {
   WorkflowSnapshotSchema,
 } from '../../schemas/formulas.ts';
 import type { AppDeps } from '../deps.ts';
-import { checkScope, formulasFor } from './formulas.ts';
+import { formulasFor, requestScope } from './formulas.ts';
 
 const tags = ['workflows'];
 const Params = Type.Object({
@@ -36,12 +36,12 @@ export function workflowRoutes(scope: FastifyInstance, deps: AppDeps): void {
         response: { 200: indexedResponse(WorkflowSnapshotSchema, 'The workflow snapshot.') },
       },
     },
-    (request, reply) => {
-      checkScope(request.params.cityName, request.query);
+    async (request, reply) => {
+      const scope = await requestScope(deps, request.params.cityName, request.query);
       const service = formulasFor(deps, request.params.cityName);
-      const snap = service.workflow(request.params.workflow_id);
+      const snap = service.workflow(request.params.workflow_id, scope);
       reply.header('X-GC-Index', String(snap.snapshot_version)).header('X-GC-Cache-Age-S', '0');
-      return Promise.resolve(snap);
+      return snap;
     },
   );
 
@@ -59,8 +59,10 @@ export function workflowRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request) => {
-      checkScope(request.params.cityName, request.query);
+      const scope = await requestScope(deps, request.params.cityName, request.query);
       const service = formulasFor(deps, request.params.cityName);
+      // A workflow of another scope is not found there (its scope never changes).
+      if (scope) service.workflow(request.params.workflow_id, scope);
       return service.teardown(request.params.workflow_id, request.query.delete === true);
     },
   );

@@ -23,8 +23,10 @@ export const WorkflowKey = {
 export interface CookOptions {
   /** The agent or pool the workflow is routed to (`gc.routed_to`, `gc.run_target`). */
   target?: string;
-  /** The city: the workflow's scope (`gc.scope_ref`). */
+  /** The city: the workflow's scope (`gc.scope_ref`) unless `rig` is given. */
   city: string;
+  /** The rig the workflow was launched in (a rig sling, a rig's order): its scope is that rig. */
+  rig?: string;
   rootLabels?: string[];
   rootMetadata?: Record<string, string>;
 }
@@ -51,8 +53,8 @@ export function cookDecider(recipe: Recipe, options: CookOptions, extra: ExtraEv
     const rootMeta: Record<string, string> = {
       [WorkflowKey.Kind]: 'workflow',
       [WorkflowKey.FormulaName]: recipe.formula,
-      [WorkflowKey.ScopeKind]: 'city',
-      [WorkflowKey.ScopeRef]: options.city,
+      [WorkflowKey.ScopeKind]: options.rig === undefined ? 'city' : 'rig',
+      [WorkflowKey.ScopeRef]: options.rig ?? options.city,
       ...(recipe.version >= 2 ? { [WorkflowKey.Contract]: 'graph.v2' } : {}),
       ...(options.target
         ? { [WorkflowKey.RunTarget]: options.target, [WorkflowKey.RoutedTo]: options.target }

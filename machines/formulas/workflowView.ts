@@ -105,14 +105,15 @@ export function workflowSnapshot(
       .filter((d) => ids.has(d.depends_on_id))
       .map((d) => ({ from: d.depends_on_id, to: b.id, kind: d.type })),
   );
-  const store = `city:${city}`;
+  const at = scopeOf(wf.root, city);
+  const store = `${at.kind}:${at.ref}`;
   return {
     workflow_id: id,
     root_bead_id: id,
     root_store_ref: store,
     resolved_root_store: store,
-    scope_kind: wf.root.metadata?.[WorkflowKey.ScopeKind] ?? 'city',
-    scope_ref: wf.root.metadata?.[WorkflowKey.ScopeRef] ?? city,
+    scope_kind: at.kind,
+    scope_ref: at.ref,
     beads: all.map(workflowBead),
     deps,
     logical_nodes: [],
@@ -147,12 +148,33 @@ export function teardownDecider(id: string, remove: boolean) {
   };
 }
 
-/** Every workflow root, newest first. */
-function workflowRoots(model: Readonly<BeadModel>, formula?: string): StoredBead[] {
+/** Where a workflow runs: the city, or one of its rigs (upstream: the bead store it lives in). */
+export interface WorkflowScope {
+  kind: 'city' | 'rig';
+  ref: string;
+}
+
+/** The scope a root was cooked in (`gc.scope_kind`/`gc.scope_ref`), the city's when unmarked. Pure. */
+export function scopeOf(root: StoredBead, city: string): WorkflowScope {
+  const kind = root.metadata?.[WorkflowKey.ScopeKind] === 'rig' ? 'rig' : 'city';
+  return { kind, ref: root.metadata?.[WorkflowKey.ScopeRef] ?? city };
+}
+
+/** Every workflow root (of `formula`, in `scope`, when given), in creation order. */
+function workflowRoots(
+  model: Readonly<BeadModel>,
+  city: string,
+  formula?: string,
+  scope?: WorkflowScope,
+): StoredBead[] {
   const out: StoredBead[] = [];
   for (const { bead } of model.beads.values()) {
     if (!isWorkflowRoot(bead)) continue;
     if (formula !== undefined && (bead.ref ?? bead.metadata?.[WorkflowKey.FormulaName]) !== formula) continue;
+    if (scope) {
+      const { kind, ref } = scopeOf(bead, city);
+      if (kind !== scope.kind || ref !== scope.ref) continue;
+    }
     out.push(bead);
   }
   return out;
@@ -175,36 +197,50 @@ function recentRun(model: Readonly<BeadModel>, root: StoredBead): FormulaRecentR
   };
 }
 
-/** `GET /formulas/{name}/runs`: the newest `limit` runs (default 3, at most 20) and the count. */
-export function formulaRuns(model: Readonly<BeadModel>, formula: string, limit: number | undefined) {
-  const runs = workflowRoots(model, formula).map((r) => recentRun(model, r));
+/**
+ * `GET /formulas/{name}/runs`: the newest `limit` runs (default 3, at most 20) of `scope` (every scope when
+ * undefined) and their count.
+ */
+export function formulaRuns(
+  model: Readonly<BeadModel>,
+  city: string,
+  formula: string,
+  limit: number | undefined,
+  scope?: WorkflowScope,
+) {
+  const runs = workflowRoots(model, city, formula, scope).map((r) => recentRun(model, r));
   runs.sort((a, b) => cmp(b.updated_at, a.updated_at) || cmp(b.started_at, a.started_at));
   const n = limit === undefined || limit === 0 ? 3 : Math.min(limit, 20);
   return { run_count: runs.length, recent_runs: runs.slice(0, n).map(({ rank: _rank, ...r }) => r) };
 }
 
-/** `GET /formulas/feed`: one item per workflow run (completed shown as `done`), default 50, at most 500. */
+/**
+ * `GET /formulas/feed`: one item per workflow run of `scope` (every scope when undefined), completed shown
+ * as `done`; default 50, at most 500.
+ */
 export function formulaFeed(
   model: Readonly<BeadModel>,
   city: string,
   limit: number | undefined,
+  scope?: WorkflowScope,
 ): MonitorFeedItem[] {
-  const items = workflowRoots(model).map((root) => {
+  const items = workflowRoots(model, city, undefined, scope).map((root) => {
     const run = recentRun(model, root);
+    const at = scopeOf(root, city);
     const item: MonitorFeedItem & { rank: number } = {
       id: root.id,
       type: 'formula',
       title: root.title,
       status: run.status === 'completed' ? 'done' : run.status,
       target: run.target,
-      scope_kind: 'city',
-      scope_ref: city,
+      scope_kind: at.kind,
+      scope_ref: at.ref,
       started_at: run.started_at,
       updated_at: run.updated_at,
       workflow_id: root.id,
       root_bead_id: root.id,
       logical_bead_id: root.id,
-      root_store_ref: `city:${city}`,
+      root_store_ref: `${at.kind}:${at.ref}`,
       run_detail_available: true,
       rank: FEED_RANK.indexOf(run.status as RunStatus),
     };

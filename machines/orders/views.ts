@@ -6,7 +6,7 @@ import type {
   OrderResponse,
 } from '../../schemas/orders.ts';
 import type { BeadModel, StoredBead } from '../beads/model.ts';
-import { formulaFeed } from '../formulas/workflowView.ts';
+import { formulaFeed, type WorkflowScope } from '../formulas/workflowView.ts';
 import { OrderLabel } from './fire.ts';
 import type { Order } from './order.ts';
 import type { Evaluation } from './schedule.ts';
@@ -103,7 +103,8 @@ export function historyEntry(city: string, order: Order, bead: StoredBead): Orde
   const exec = order.exec !== undefined;
   const out: OrderHistoryEntry = {
     bead_id: bead.id,
-    store_ref: storeRef(city),
+    // A rig's order runs in that rig's store (upstream); a city's in the city's.
+    store_ref: order.rig ? `rig:${order.rig}` : storeRef(city),
     name: order.name,
     scoped_name: order.scopedName,
     created_at: bead.created_at,
@@ -140,15 +141,17 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * `/orders/feed`: the workflow runs (as `/formulas/feed`) plus one item per tracking bead (`order:<id>`,
  * status active while open, failed, or done), most active first, then workflow items, then formula items,
- * newest first, then by title; default 50, at most 500. This is a pure function.
+ * newest first, then by title; default 50, at most 500. Only those of `scope` when given: an order's run is
+ * in its rig's scope when the order was read from a rig. This is a pure function.
  */
 export function ordersFeed(
   model: Readonly<BeadModel>,
   city: string,
   orders: ReadonlyMap<string, Order>,
   limit: number | undefined,
+  scope?: WorkflowScope,
 ): MonitorFeedItem[] {
-  const items: MonitorFeedItem[] = formulaFeed(model, city, 500);
+  const items: MonitorFeedItem[] = formulaFeed(model, city, 500, scope);
   for (const id of [
     ...(model.indexes.byLabel.open.get(OrderLabel.Tracking) ?? []),
     ...(model.indexes.byLabel.closed.get(OrderLabel.Tracking) ?? []),
@@ -157,6 +160,8 @@ export function ordersFeed(
     if (!bead) continue;
     const scoped = bead.title.replace(/^order:/, '');
     const order = orders.get(scoped);
+    const at: WorkflowScope = order?.rig ? { kind: 'rig', ref: order.rig } : { kind: 'city', ref: city };
+    if (scope && (at.kind !== scope.kind || at.ref !== scope.ref)) continue;
     const exec = bead.labels?.includes(OrderLabel.Exec) === true;
     const outcome = runOutcome(bead);
     items.push({
@@ -165,12 +170,12 @@ export function ordersFeed(
       title: bead.title,
       status: bead.status !== 'closed' ? 'active' : outcome === 'failed' ? 'failed' : 'done',
       target: exec ? 'exec' : order?.pool ? qualifyPool(order.pool, order.rig) : (order?.formula ?? scoped),
-      scope_kind: 'city',
-      scope_ref: city,
+      scope_kind: at.kind,
+      scope_ref: at.ref,
       started_at: bead.created_at,
       updated_at: bead.updated_at ?? bead.created_at,
       bead_id: bead.id,
-      store_ref: storeRef(city),
+      store_ref: `${at.kind}:${at.ref}`,
       detail_available: exec,
       ...(bead.metadata?.['gc.wisp_root_id'] ? { workflow_id: bead.metadata['gc.wisp_root_id'] } : {}),
     });

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
-import { call, formulaHarness, type FormulaHarness, put } from './helpers.ts';
+import { call, callJson, formulaHarness, type FormulaHarness, put } from './helpers.ts';
 
 /**
  * Rig formula layers (upstream `FormulaLayers.Rigs` / `SearchPaths(rig)`): above the city's layers, each
@@ -160,4 +160,43 @@ suspended = true
     'a pack without formulas/ adds none; a patch may suspend a rig',
   );
   t.equal(await description(h, `/formulas/a${APP}`), 'two', 'an import above an include');
+});
+
+t.test('runs, feeds and workflows answer for the scope they are asked about', async (t) => {
+  // A workflow launched in a rig (a rig sling, a rig's order) is in that rig's scope; the city's in its own.
+  const h = await layered(t);
+  const inRig = (await h.formulas.cook('mol-x', { rig: 'app' })).root;
+  const inCity = (await h.formulas.cook('mol-x')).root;
+  t.match(inRig.metadata, { 'gc.scope_kind': 'rig', 'gc.scope_ref': 'app' });
+  t.match(inCity.metadata, { 'gc.scope_kind': 'city', 'gc.scope_ref': h.name });
+  const CITY_SCOPE = `?scope_kind=city&scope_ref=${h.name}`;
+  const runs = async (query: string): Promise<string[]> =>
+    (await callJson(h, 'GET', `/formulas/mol-x/runs${query}`)).body.recent_runs.map(
+      (r: { workflow_id: string }) => r.workflow_id,
+    );
+  t.same(await runs(APP), [inRig.id]);
+  t.same(await runs(CITY_SCOPE), [inCity.id]);
+  t.same((await runs('')).sort(), [inCity.id, inRig.id].sort(), 'no scope: every run');
+  const feed = async (path: string, query: string): Promise<string[][]> =>
+    (await callJson(h, 'GET', `${path}${query}`)).body.items.map(
+      (i: { workflow_id: string; scope_kind: string; scope_ref: string }) => [
+        i.workflow_id,
+        i.scope_kind,
+        i.scope_ref,
+      ],
+    );
+  t.same(await feed('/formulas/feed', APP), [[inRig.id, 'rig', 'app']]);
+  t.same(await feed('/formulas/feed', CITY_SCOPE), [[inCity.id, 'city', h.name]]);
+  t.equal((await feed('/formulas/feed', '')).length, 2);
+  t.equal((await call(h, 'GET', '/formulas/feed?scope_kind=rig&scope_ref=nope')).statusCode, 404);
+  const snap = await call(h, 'GET', `/workflow/${inRig.id}${APP}`);
+  t.equal(snap.statusCode, 200, snap.body);
+  t.match(snap.json(), { scope_kind: 'rig', scope_ref: 'app', root_store_ref: 'rig:app' });
+  t.equal((await call(h, 'GET', `/workflow/${inRig.id}${CITY_SCOPE}`)).statusCode, 404, 'not the city’s');
+  t.equal((await call(h, 'GET', `/workflow/${inRig.id}`)).statusCode, 200, 'no scope: found');
+  const before = (await h.events()).length;
+  const refused = await call(h, 'DELETE', `/workflow/${inRig.id}${CITY_SCOPE}`);
+  t.equal(refused.statusCode, 404, refused.body);
+  t.equal((await h.events()).length, before, 'nothing written');
+  t.equal((await call(h, 'DELETE', `/workflow/${inRig.id}${APP}`)).statusCode, 200);
 });

@@ -136,8 +136,14 @@ t.test('a rig order fires under its scoped name: its layer’s formula, its rig�
   const entries = history.body.entries as Json[];
   const root = entries.find((e) => e.labels.includes('order-run:nightly:rig:app') && e.wisp_root_id);
   t.ok(root, 'the tracking bead names the wisp');
-  for (const e of entries) t.match(e, { name: 'nightly', scoped_name: 'nightly:rig:app', rig: 'app' });
+  for (const e of entries)
+    t.match(e, { name: 'nightly', scoped_name: 'nightly:rig:app', rig: 'app', store_ref: 'rig:app' });
   const wisp = h.beads.service.model.beads.get(root.wisp_root_id)!.bead;
+  t.match(
+    wisp.metadata,
+    { 'gc.scope_kind': 'rig', 'gc.scope_ref': 'app' },
+    'the wisp runs in the rig’s scope',
+  );
   t.equal(wisp.metadata?.['gc.routed_to'], 'app/worker', 'the bare pool is the rig’s');
   t.ok(wisp.labels?.includes('order-run:nightly:rig:app'));
   const steps = [...h.beads.service.model.beads.values()].map((b) => b.bead.title);
@@ -157,6 +163,15 @@ t.test('a rig order fires under its scoped name: its layer’s formula, its rig�
     feed.some((i) => i.title === 'order:nightly:rig:app' && i.target === 'app/worker'),
     'the feed targets the qualified pool',
   );
+  // Scoped, the feed holds the runs of that scope alone: the rig's orders' and their wisps.
+  const appFeed = (await get('/orders/feed?scope_kind=rig&scope_ref=app')).body.items as Json[];
+  t.ok(appFeed.length > 0);
+  for (const i of appFeed) t.match(i, { scope_kind: 'rig', scope_ref: 'app' });
+  t.ok(appFeed.some((i) => i.title === 'order:nightly:rig:app'));
+  t.ok(appFeed.some((i) => i.workflow_id === root.wisp_root_id && i.type === 'formula'));
+  const cityFeed = (await get(`/orders/feed?scope_kind=city&scope_ref=${h.name}`)).body.items as Json[];
+  t.ok(cityFeed.some((i) => i.title === 'order:nightly'));
+  t.notOk(cityFeed.some((i) => i.title === 'order:nightly:rig:app' || i.scope_kind !== 'city'));
 });
 
 t.test('an order whose rig is suspended is not fired; it is once the rig resumes', async (t) => {
