@@ -170,21 +170,18 @@ t.test('runs, feeds and workflows answer for the scope they are asked about', as
   t.match(inRig.metadata, { 'gc.scope_kind': 'rig', 'gc.scope_ref': 'app' });
   t.match(inCity.metadata, { 'gc.scope_kind': 'city', 'gc.scope_ref': h.name });
   const CITY_SCOPE = `?scope_kind=city&scope_ref=${h.name}`;
-  const runs = async (query: string): Promise<string[]> =>
-    (await callJson(h, 'GET', `/formulas/mol-x/runs${query}`)).body.recent_runs.map(
-      (r: { workflow_id: string }) => r.workflow_id,
-    );
+  const runs = async (query: string): Promise<string[]> => {
+    const { body } = await callJson(h, 'GET', `/formulas/mol-x/runs${query}`);
+    return (body.recent_runs as { workflow_id: string }[]).map((r) => r.workflow_id);
+  };
   t.same(await runs(APP), [inRig.id]);
   t.same(await runs(CITY_SCOPE), [inCity.id]);
   t.same((await runs('')).sort(), [inCity.id, inRig.id].sort(), 'no scope: every run');
-  const feed = async (path: string, query: string): Promise<string[][]> =>
-    (await callJson(h, 'GET', `${path}${query}`)).body.items.map(
-      (i: { workflow_id: string; scope_kind: string; scope_ref: string }) => [
-        i.workflow_id,
-        i.scope_kind,
-        i.scope_ref,
-      ],
-    );
+  const feed = async (path: string, query: string): Promise<string[][]> => {
+    const { body } = await callJson(h, 'GET', `${path}${query}`);
+    const items = body.items as { workflow_id: string; scope_kind: string; scope_ref: string }[];
+    return items.map((i) => [i.workflow_id, i.scope_kind, i.scope_ref]);
+  };
   t.same(await feed('/formulas/feed', APP), [[inRig.id, 'rig', 'app']]);
   t.same(await feed('/formulas/feed', CITY_SCOPE), [[inCity.id, 'city', h.name]]);
   t.equal((await feed('/formulas/feed', '')).length, 2);
