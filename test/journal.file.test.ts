@@ -565,6 +565,27 @@ t.test('reading through the index', async (t) => {
     },
   );
 
+  t.test('a needle read of a range that is not whole lines ends instead of looping', async (t) => {
+    // A range ends at a line end unless the file changed under the read; then the read gives up.
+    const file = join(await tempDir(t), 'torn.jsonl');
+    await writeFile(file, `{"type":"a.1"}\n${'x'.repeat(100)}"type":"a.2`);
+    const handle = await open(file, 'r');
+    t.teardown(() => handle.close());
+    const size = (await readFile(file)).length;
+    const needle = Buffer.from('"type":"a.');
+    const parse = (buf: Buffer, start: number, end: number) => buf.toString('utf8', start, end);
+    for (const chunk of [1, 4, 64, CHUNK_BYTES]) {
+      const forward = [];
+      for await (const c of readForwardMatching(handle, 15, size, needle, parse, Infinity, chunk))
+        forward.push(...c);
+      const backward = [];
+      for await (const c of readBackwardMatching(handle, 0, size, needle, parse, Infinity, chunk))
+        backward.push(...c);
+      t.same(forward, [], `forward, chunks of ${chunk}`);
+      t.same(backward, [], `backward, chunks of ${chunk}`);
+    }
+  });
+
   t.test('a waiting subscriber holds no timer and is woken by an append', async (t) => {
     const j = await openLog(t, join(await tempDir(t), 'events.jsonl'));
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;

@@ -35,6 +35,8 @@ export async function* readForwardMatching<T>(
     // Whole lines only: up to the last newline (the range ends with one).
     const last = data.lastIndexOf(NEWLINE);
     if (last < 0) {
+      // What is left of the range holds no newline: the file changed under the read.
+      if (want < buffer.length) return;
       buffer = Buffer.allocUnsafe(buffer.length * 2);
       continue;
     }
@@ -83,6 +85,8 @@ export async function* readBackwardMatching<T>(
     if (chunkStart > start) {
       // The chunk ends with a newline (`pos` is a line end); when that is its only one, the line is longer.
       const nl = data.indexOf(NEWLINE);
+      // No newline at all: the file changed under the read.
+      if (nl < 0) return;
       if (nl === size - 1) {
         buffer = Buffer.allocUnsafe(buffer.length * 2);
         continue;
@@ -93,6 +97,8 @@ export async function* readBackwardMatching<T>(
     for (let hit = data.lastIndexOf(needle, size - 1); hit >= first && count < limit;) {
       const lineStart = data.lastIndexOf(NEWLINE, hit) + 1;
       const lineEnd = data.indexOf(NEWLINE, hit);
+      // No newline after it: the file changed under the read (`end` was a line end).
+      if (lineEnd < 0) return;
       const value = parse(data, lineStart, lineEnd, chunkStart + lineStart);
       if (value !== undefined) {
         out.push(value);
