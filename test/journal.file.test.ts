@@ -496,9 +496,13 @@ t.test('reading through the index', async (t) => {
           .map((text, i) => ({ offset: offsets[from + i], end: ends[from + i], text }));
         const forward = await collect(readForward(handle, offsets[from]!, ends[to - 1]!, chunk));
         const growing = await collect(readForward(handle, offsets[from]!, ends[to - 1]!, chunk, chunk * 8));
+        const ahead = await collect(
+          readForward(handle, offsets[from]!, ends[to - 1]!, chunk, chunk * 2, true),
+        );
         const backward = await collect(readBackward(handle, offsets[from]!, ends[to - 1]!, chunk));
         t.same(forward, want, `forward ${from}..${to} in chunks of ${chunk}`);
         t.same(growing, want, `forward ${from}..${to} in chunks growing from ${chunk}`);
+        t.same(ahead, want, `forward ${from}..${to} reading ahead from ${chunk}`);
         t.same(backward, want.reverse(), `backward ${from}..${to} in chunks of ${chunk}`);
       }
     }

@@ -21,7 +21,7 @@ const NEWLINE = 0x0a;
  * Reads the lines in `[start, end)` oldest first, one chunk at a time, yielding each chunk's complete
  * lines. `start` must be a line start and `end` a line end. Stops early if the file is shorter than `end`.
  * Chunks start at `chunkBytes` and double after each read up to `maxChunkBytes`, so a read that stops
- * after a few lines decodes little and a long scan makes few reads.
+ * after a few lines decodes little and a long scan makes few reads. `readAhead`: see {@link readForwardAs}.
  * Effects: positional reads on `handle` (its file position is not used).
  * @throws whatever the read throws (EIO, EBADF…).
  */
@@ -31,13 +31,14 @@ export function readForward(
   end: number,
   chunkBytes = CHUNK_BYTES,
   maxChunkBytes = chunkBytes,
+  readAhead = false,
 ): AsyncGenerator<Line[]> {
   const line: LineParser<Line> = (buf, from, to, offset) => ({
     offset,
     end: offset + (to - from) + 1,
     text: buf.toString('utf8', from, to),
   });
-  return readForwardAs(handle, start, end, line, chunkBytes, maxChunkBytes);
+  return readForwardAs(handle, start, end, line, chunkBytes, maxChunkBytes, Infinity, readAhead);
 }
 
 /**
@@ -50,7 +51,10 @@ export type LineParser<T> = (buf: Buffer, start: number, end: number, offset: nu
  * {@link readForward}, with each line handed to `parse` straight from the chunk it was read into, and what
  * it answers yielded per chunk. No string per line outlives its parse: a replay of millions of lines that
  * held each chunk's texts until they were all parsed spent a third of its time copying them in the
- * garbage collector. Reading stops after `limit` results. Same effects and errors, plus what `parse` throws.
+ * garbage collector. Reading stops after `limit` results. With `readAhead`, once chunks are at their
+ * largest the next one is read while this one is parsed, into a second buffer (a start-up replay of a large
+ * log otherwise sat idle for a fifth of its time, waiting on each read); the many readers of a stream's
+ * catch-up do without, so as not to double their memory. Same effects and errors, plus what `parse` throws.
  */
 export async function* readForwardAs<T>(
   handle: FileHandle,
@@ -60,10 +64,9 @@ export async function* readForwardAs<T>(
   chunkBytes = CHUNK_BYTES,
   maxChunkBytes = chunkBytes,
   limit = Infinity,
+  readAhead = false,
 ): AsyncGenerator<T[]> {
   let buffer: Buffer = Buffer.allocUnsafe(chunkBytes);
-  // Once chunks are at their largest the read is long: the next chunk is read into `spare` while this one
-  // is parsed (a replay of a large log otherwise sat idle for a fifth of its time, waiting on each read).
   let spare: Buffer | undefined;
   let ahead: Promise<{ bytesRead: number }> | undefined;
   // Copies of the bytes read so far of a line longer than a chunk, joined once its newline comes, so a
@@ -85,7 +88,7 @@ export async function* readForwardAs<T>(
       }
       if (bytesRead === 0) return;
       pos += bytesRead;
-      if (buffer.length === maxChunkBytes && maxChunkBytes > chunkBytes && pos < end) {
+      if (readAhead && buffer.length === maxChunkBytes && pos < end) {
         spare ??= Buffer.allocUnsafe(maxChunkBytes);
         ahead = handle.read(spare, 0, Math.min(spare.length, end - pos), pos);
         // Awaited next turn or in `finally`; this only keeps a failure meanwhile from counting as unhandled.

@@ -141,7 +141,7 @@ export class LogReader {
       }
       return undefined;
     };
-    const lines = readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES, 1);
+    const lines = readForwardAs(this.#handle, start, end, parse, CHUNK_BYTES, MAX_CHUNK_BYTES, 1, true);
     for await (const chunk of this.#guard(lines)) void chunk;
     if (failure) throw failure.err;
   }
