@@ -46,6 +46,25 @@ async function fixture(dir: string, lines: string[]): Promise<{ file: string; of
   return { file, offsets };
 }
 
+/** `texts` as a log's lines, open for reading (closed at the end of `t`), with each line's start and end. */
+async function linesFile(t: Test, texts: readonly string[]) {
+  const { file, offsets } = await fixture(
+    await tempDir(t),
+    texts.map((x) => x + '\n'),
+  );
+  const ends = [...offsets.slice(1), (await readFile(file)).length];
+  const handle = await open(file, 'r');
+  t.teardown(() => handle.close());
+  return { handle, offsets, ends };
+}
+
+/** Everything a chunked reader yields, in order. */
+async function collect<T>(chunks: AsyncGenerator<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const chunk of chunks) out.push(...chunk);
+  return out;
+}
+
 async function openLog(t: Test, file: string, options: FileJournalOptions = {}): Promise<FileJournal> {
   const backend = new FileJournalBackend({ warn: () => undefined, ...options });
   t.teardown(() => backend.close());
@@ -472,18 +491,7 @@ t.test('reading through the index', async (t) => {
   t.test('the line readers split any range at any chunk size, both ways', async (t) => {
     // Lines from empty to several chunks long, multi-byte characters included, at every chunk boundary.
     const texts = Array.from({ length: 60 }, (_, i) => 'é'.repeat((i * 7) % 23) + 'x'.repeat(i % 5));
-    const { file, offsets } = await fixture(
-      await tempDir(t),
-      texts.map((x) => x + '\n'),
-    );
-    const ends = [...offsets.slice(1), (await readFile(file)).length];
-    const handle = await open(file, 'r');
-    t.teardown(() => handle.close());
-    const collect = async (lines: AsyncGenerator<Array<{ offset: number; end: number; text: string }>>) => {
-      const out = [];
-      for await (const chunk of lines) out.push(...chunk);
-      return out;
-    };
+    const { handle, offsets, ends } = await linesFile(t, texts);
     for (const chunk of [1, 2, 3, 5, 16, 64]) {
       for (const [from, to] of [
         [0, 60],
@@ -521,23 +529,12 @@ t.test('reading through the index', async (t) => {
         ]!;
       });
       texts[30] = `"type":"a.x"type":"a.y`;
-      const { file, offsets } = await fixture(
-        await tempDir(t),
-        texts.map((x) => x + '\n'),
-      );
-      const ends = [...offsets.slice(1), (await readFile(file)).length];
-      const handle = await open(file, 'r');
-      t.teardown(() => handle.close());
+      const { handle, offsets, ends } = await linesFile(t, texts);
       const needle = Buffer.from('"type":"a.');
       const parse = (buf: Buffer, start: number, end: number, offset: number) => ({
         offset,
         text: buf.toString('utf8', start, end),
       });
-      const collect = async (lines: AsyncGenerator<Array<{ offset: number; text: string }>>) => {
-        const out = [];
-        for await (const chunk of lines) out.push(...chunk);
-        return out;
-      };
       for (const chunk of [1, 2, 3, 5, 16, 64, CHUNK_BYTES]) {
         for (const [from, to] of [
           [0, 60],
@@ -579,12 +576,8 @@ t.test('reading through the index', async (t) => {
     const needle = Buffer.from('"type":"a.');
     const parse = (buf: Buffer, start: number, end: number) => buf.toString('utf8', start, end);
     for (const chunk of [1, 4, 64, CHUNK_BYTES]) {
-      const forward = [];
-      for await (const c of readForwardMatching(handle, 15, size, needle, parse, Infinity, chunk))
-        forward.push(...c);
-      const backward = [];
-      for await (const c of readBackwardMatching(handle, 0, size, needle, parse, Infinity, chunk))
-        backward.push(...c);
+      const forward = await collect(readForwardMatching(handle, 15, size, needle, parse, Infinity, chunk));
+      const backward = await collect(readBackwardMatching(handle, 0, size, needle, parse, Infinity, chunk));
       t.same(forward, [], `forward, chunks of ${chunk}`);
       t.same(backward, [], `backward, chunks of ${chunk}`);
     }

@@ -143,15 +143,17 @@ export class FormulaService {
    * (when given).
    */
   workflow(id: string, scope?: WorkflowScope): WorkflowSnapshot {
-    const snap = workflowSnapshot(this.store.model, this.city, id, this.store.index);
-    if (!snap || (scope && (snap.scope_kind !== scope.kind || snap.scope_ref !== scope.ref)))
-      throw new NotFoundError(`workflow ${id} not found`);
+    const snap = workflowSnapshot(this.store.model, this.city, id, this.store.index, scope);
+    if (!snap) throw new NotFoundError(`workflow ${id} not found`);
     return snap;
   }
 
-  /** Closes (or with `remove`, deletes) every bead of workflow `id` in one batch. */
-  async teardown(id: string, remove: boolean, actor = 'api') {
-    const done = await this.store.decide(teardownDecider(id, remove), { actor });
+  /**
+   * Closes (or with `remove`, deletes) every bead of workflow `id` in one batch; one of another `scope`
+   * than the one asked about (if any) is not found.
+   */
+  async teardown(id: string, remove: boolean, scope?: WorkflowScope, actor = 'api') {
+    const done = await this.store.decide(teardownDecider(id, remove, this.city, scope), { actor });
     return { workflow_id: id, ...done };
   }
 }

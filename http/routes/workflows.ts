@@ -61,9 +61,7 @@ export function workflowRoutes(scope: FastifyInstance, deps: AppDeps): void {
     async (request) => {
       const scope = await requestScope(deps, request.params.cityName, request.query);
       const service = formulasFor(deps, request.params.cityName);
-      // A workflow of another scope is not found there (its scope never changes).
-      if (scope) service.workflow(request.params.workflow_id, scope);
-      return service.teardown(request.params.workflow_id, request.query.delete === true);
+      return service.teardown(request.params.workflow_id, request.query.delete === true, scope);
     },
   );
 }

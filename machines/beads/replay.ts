@@ -219,8 +219,12 @@ export class BeadReplay {
       const key = keys[i]!;
       const ordinal = ordinals[i]!;
       let bead: StoredBead | undefined;
-      if (this.#isDense(key) && this.#ordinals[key] === ordinal) bead = this.#filledBeads[key];
-      else if (this.#others.get(key)?.ordinal === ordinal) bead = this.#others.get(key)!.bead;
+      if (this.#isDense(key)) {
+        if (this.#ordinals[key] === ordinal) bead = this.#filledBeads[key];
+      } else {
+        const other = this.#others.get(key);
+        if (other?.ordinal === ordinal) bead = other.bead;
+      }
       if (bead) beads.set(this.#createdIds[i]!, { bead, ordinal });
     }
     this.#others.clear();

@@ -89,15 +89,19 @@ function workflowBead(b: StoredBead): WorkflowBead {
   return wb;
 }
 
-/** `GET /workflow/{id}`: every bead, the `blocks` edges among them, and progress. This is a pure function. */
+/**
+ * `GET /workflow/{id}`: every bead, the `blocks` edges among them, and progress; undefined when `id` is not
+ * a workflow root, or one of another `scope` than the one asked about (if any). This is a pure function.
+ */
 export function workflowSnapshot(
   model: Readonly<BeadModel>,
   city: string,
   id: string,
   index: number,
+  scope?: WorkflowScope,
 ): WorkflowSnapshot | undefined {
   const wf = workflowBeads(model, id);
-  if (!wf) return undefined;
+  if (!wf || !inScope(wf.root, city, scope)) return undefined;
   const all = [wf.root, ...wf.members];
   const ids = new Set(all.map((b) => b.id));
   const deps: WorkflowDep[] = all.flatMap((b) =>
@@ -127,14 +131,34 @@ export function workflowSnapshot(
   };
 }
 
+/** Where a workflow runs: the city, or one of its rigs (upstream: the bead store it lives in). */
+export interface WorkflowScope {
+  kind: 'city' | 'rig';
+  ref: string;
+}
+
+/** The scope a root was cooked in (`gc.scope_kind`/`gc.scope_ref`), the city's when unmarked. Pure. */
+export function scopeOf(root: StoredBead, city: string): WorkflowScope {
+  const kind = root.metadata?.[WorkflowKey.ScopeKind] === 'rig' ? 'rig' : 'city';
+  return { kind, ref: root.metadata?.[WorkflowKey.ScopeRef] ?? city };
+}
+
+/** True when `root` is of `scope`, or no scope is asked about. Pure. */
+export function inScope(root: StoredBead, city: string, scope: WorkflowScope | undefined): boolean {
+  if (!scope) return true;
+  const { kind, ref } = scopeOf(root, city);
+  return kind === scope.kind && ref === scope.ref;
+}
+
 /**
  * Tears a workflow down: closes every bead of it not yet closed (steps first, the root last), or with
- * `remove` deletes them all. One decision, one batch. This is a pure function.
+ * `remove` deletes them all. One decision, one batch. A workflow of another `scope` than the one asked
+ * about (if any) of city `city` is not found. This is a pure function.
  */
-export function teardownDecider(id: string, remove: boolean) {
+export function teardownDecider(id: string, remove: boolean, city: string, scope?: WorkflowScope) {
   return (model: Readonly<BeadModel>, ctx: EventContext): Outcome<{ closed: number; deleted: number }> => {
     const wf = workflowBeads(model, id);
-    if (!wf) return notFound('workflow', id);
+    if (!wf || !inScope(wf.root, city, scope)) return notFound('workflow', id);
     const order = [...wf.members, wf.root];
     if (remove) {
       const events = order.map((b) => beadEvent(BeadEventType.Deleted, b, ctx));
@@ -148,18 +172,6 @@ export function teardownDecider(id: string, remove: boolean) {
   };
 }
 
-/** Where a workflow runs: the city, or one of its rigs (upstream: the bead store it lives in). */
-export interface WorkflowScope {
-  kind: 'city' | 'rig';
-  ref: string;
-}
-
-/** The scope a root was cooked in (`gc.scope_kind`/`gc.scope_ref`), the city's when unmarked. Pure. */
-export function scopeOf(root: StoredBead, city: string): WorkflowScope {
-  const kind = root.metadata?.[WorkflowKey.ScopeKind] === 'rig' ? 'rig' : 'city';
-  return { kind, ref: root.metadata?.[WorkflowKey.ScopeRef] ?? city };
-}
-
 /** Every workflow root (of `formula`, in `scope`, when given), in creation order. */
 function workflowRoots(
   model: Readonly<BeadModel>,
@@ -171,10 +183,7 @@ function workflowRoots(
   for (const { bead } of model.beads.values()) {
     if (!isWorkflowRoot(bead)) continue;
     if (formula !== undefined && (bead.ref ?? bead.metadata?.[WorkflowKey.FormulaName]) !== formula) continue;
-    if (scope) {
-      const { kind, ref } = scopeOf(bead, city);
-      if (kind !== scope.kind || ref !== scope.ref) continue;
-    }
+    if (!inScope(bead, city, scope)) continue;
     out.push(bead);
   }
   return out;

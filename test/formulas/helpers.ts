@@ -154,3 +154,23 @@ id = "report"
 title = "Report on {{target}}"
 needs = ["lint", "test"]
 `;
+
+/** Which orders fired: the subjects of the log's `order.fired` events, sorted. */
+export async function firedOrders(h: FormulaHarness): Promise<string[]> {
+  return (await h.events())
+    .filter((e) => e.type === 'order.fired')
+    .map((e) => e.subject!)
+    .sort();
+}
+
+/** A `/orders/check` answer's checks by scoped name: whether each is due, and why. */
+export function checksByName(body: {
+  checks: { scoped_name: unknown; due?: unknown; reason?: unknown }[];
+}): Record<string, [boolean, string]> {
+  return Object.fromEntries(
+    body.checks.map((c): [string, [boolean, string]] => [
+      String(c.scoped_name),
+      [c.due === true, String(c.reason)],
+    ]),
+  );
+}

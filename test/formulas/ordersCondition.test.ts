@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import { parseOrder } from '../../machines/orders/order.ts';
-import { formulaHarness, put, callJson } from './helpers.ts';
+import { callJson, checksByName, firedOrders, formulaHarness, put } from './helpers.ts';
 
 /**
  * Condition orders (config-and-automation §3.2–§3.4): `gate = "condition"` with `check`, due when
@@ -72,18 +72,9 @@ async function city(t: Test, files: Record<string, string>, toml = RIGS) {
   const checked = async (): Promise<Record<string, [boolean, string]>> => {
     const res = await get('/orders/check');
     t.equal(res.status, 200, JSON.stringify(res.body));
-    return Object.fromEntries(
-      (res.body.checks as Json[]).map((c): [string, [boolean, string]] => [
-        String(c.scoped_name),
-        [c.due === true, String(c.reason)],
-      ]),
-    );
+    return checksByName(res.body);
   };
-  const fired = async (): Promise<string[]> =>
-    (await h.events())
-      .filter((e) => e.type === 'order.fired')
-      .map((e) => e.subject!)
-      .sort();
+  const fired = () => firedOrders(h);
   const history = async (name: string): Promise<Json[]> => {
     const res = await get(`/orders/history?scoped_name=${encodeURIComponent(name)}`);
     t.equal(res.status, 200, JSON.stringify(res.body));

@@ -7,7 +7,7 @@ import { OrderService, type ExecRunner } from '../../actors/orders/orderService.
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import { recordingLogger } from '../helpers/recordingLogger.ts';
-import { formulaHarness, put, callJson } from './helpers.ts';
+import { callJson, checksByName, firedOrders, formulaHarness, put } from './helpers.ts';
 
 /**
  * city.toml's `[orders]` table and the order files upstream still reads (config-and-automation §3.1, §3.5):
@@ -82,18 +82,8 @@ async function city(t: Test, toml: string, files: Record<string, string>) {
       (res.body.orders as Json[]).map((o): [string, Json] => [String(o.scoped_name), o]),
     );
   };
-  const checked = async (): Promise<Record<string, [boolean, string]>> =>
-    Object.fromEntries(
-      ((await get('/orders/check')).body.checks as Json[]).map((c): [string, [boolean, string]] => [
-        String(c.scoped_name),
-        [c.due === true, String(c.reason)],
-      ]),
-    );
-  const fired = async (): Promise<string[]> =>
-    (await h.events())
-      .filter((e) => e.type === 'order.fired')
-      .map((e) => e.subject!)
-      .sort();
+  const checked = async () => checksByName((await get('/orders/check')).body);
+  const fired = () => firedOrders(h);
   const validate = async (): Promise<Json> => {
     const res = await get('/config/validate');
     t.equal(res.status, 200, JSON.stringify(res.body));

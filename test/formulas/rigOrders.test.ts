@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
-import { formulaHarness, type FormulaHarness, put, callJson } from './helpers.ts';
+import { callJson, firedOrders, formulaHarness, put } from './helpers.ts';
 
 /**
  * Rig orders (upstream `scanAllOrders`): the `orders/` beside each of a rig's own formula layers (its
@@ -76,12 +76,6 @@ async function rigCity(t: Test, options: { realShell?: boolean } = {}) {
   return { h, svc, clock, calls, get, post };
 }
 
-const fired = async (h: FormulaHarness): Promise<string[]> =>
-  (await h.events())
-    .filter((e) => e.type === 'order.fired')
-    .map((e) => e.subject!)
-    .sort();
-
 t.test('rig orders are listed with their rig and scoped name; the pool is shown as written', async (t) => {
   const { get } = await rigCity(t);
   const list = await get('/orders');
@@ -123,7 +117,7 @@ t.test('rig orders are listed with their rig and scoped name; the pool is shown 
 t.test('a rig order fires under its scoped name: its layer’s formula, its rig’s pool', async (t) => {
   const { h, svc, get } = await rigCity(t);
   t.equal(await svc.tick(), 6);
-  t.same(await fired(h), [
+  t.same(await firedOrders(h), [
     'lint:rig:app',
     'nightly',
     'nightly:rig:app',
@@ -180,7 +174,7 @@ t.test('an order whose rig is suspended is not fired; it is once the rig resumes
   await svc.reload();
   t.equal(await svc.tick(), 4);
   t.same(
-    await fired(h),
+    await firedOrders(h),
     ['lint:rig:app', 'nightly', 'nightly:rig:app', 'sweep:rig:app'],
     'web’s own order and a city order with a web pool wait',
   );
@@ -188,7 +182,7 @@ t.test('an order whose rig is suspended is not fired; it is once the rig resumes
   await svc.reload();
   t.equal(await svc.tick(), 2, 'the current slot fires once the rig is resumed');
   t.same(
-    (await fired(h)).filter((s) => s.includes('web')),
+    (await firedOrders(h)).filter((s) => s.includes('web')),
     ['sweep:rig:web', 'webwork'],
   );
 });
