@@ -68,7 +68,7 @@ export default tseslint.config(
         ...['stderr', 'stdout'].map((property) => ({
           object: 'process',
           property,
-          message: 'Actors log through their Logger (actors/logger.ts), never raw output.',
+          message: 'Actors log through their Logger (actors/runtime/logger.ts), never raw output.',
         })),
       ],
       'no-restricted-imports': [
@@ -76,7 +76,7 @@ export default tseslint.config(
         ...['process', 'node:process'].map((name) => ({
           name,
           importNames: ['stderr', 'stdout'],
-          message: 'Actors log through their Logger (actors/logger.ts), never raw output.',
+          message: 'Actors log through their Logger (actors/runtime/logger.ts), never raw output.',
         })),
       ],
     },

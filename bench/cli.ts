@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../actors/config.ts';
+import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
 import { runSupervisor } from '../http/main.ts';
 
 const quick = Boolean(process.env.BENCH_QUICK);

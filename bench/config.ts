@@ -22,11 +22,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse } from 'smol-toml';
-import { writeFileAtomic } from '../actors/atomicFile.ts';
+import { writeFileAtomic } from '../actors/runtime/atomicFile.ts';
 import { ConfigService } from '../actors/config/configService.ts';
-import { FileJournalBackend } from '../actors/journal/fileJournal.ts';
-import { defaultLogger } from '../actors/logger.ts';
-import { LogRuntime } from '../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../actors/runtime/journal/fileJournal.ts';
+import { defaultLogger } from '../actors/runtime/logger.ts';
+import { LogRuntime } from '../actors/runtime/logRuntime/logRuntime.ts';
 import { recordOf } from '../machines/recorded.ts';
 import { quantile } from './journalKit.ts';
 

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { loadConfig } from '../actors/config.ts';
-import type { JournalEvent } from '../actors/journal/journal.ts';
+import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
+import type { JournalEvent } from '../actors/runtime/journal/journal.ts';
 import { runSupervisor } from '../http/main.ts';
 
 const { values: args } = parseArgs({

@@ -23,11 +23,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BEAD_SERVICE, startBeadService } from '../actors/beads/index.ts';
 import { EXTMSG_SERVICE, startExtmsgService } from '../actors/extmsg/index.ts';
-import { FileJournalBackend } from '../actors/journal/fileJournal.ts';
-import { SUPERVISOR_LOG } from '../actors/journal/journal.ts';
-import { MemoryJournal } from '../actors/journal/memoryJournal.ts';
-import { LiveCities } from '../actors/liveCities.ts';
-import { LogRuntime } from '../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../actors/runtime/journal/fileJournal.ts';
+import { SUPERVISOR_LOG } from '../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../actors/runtime/journal/memoryJournal.ts';
+import { LiveCities } from '../actors/supervisor/liveCities.ts';
+import { LogRuntime } from '../actors/runtime/logRuntime/logRuntime.ts';
 import { memoryApp } from '../test/helpers/app.ts';
 import { median, quantile, throughput } from './journalKit.ts';
 

@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileJournalBackend } from '../actors/journal/fileJournal.ts';
-import type { FileJournalOptions } from '../actors/journal/fileJournal.ts';
+import { FileJournalBackend } from '../actors/runtime/journal/fileJournal.ts';
+import type { FileJournalOptions } from '../actors/runtime/journal/fileJournal.ts';
 
 const events = Number(process.argv[2] ?? 100_000);
 const payload = { bead: { id: 'gc-1', issue_type: 'task', title: 'a typical small payload' } };

@@ -5,7 +5,7 @@
 import { DiscardPolicy, jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { join } from 'node:path';
-import type { JournalDraft, Journal, JournalBackend } from '../actors/journal/journal.ts';
+import type { JournalDraft, Journal, JournalBackend } from '../actors/runtime/journal/journal.ts';
 import { pacedLatency, readRate, throughput, type LatencyFigures } from './journalKit.ts';
 
 /** How much each measurement does. */

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FileJournalBackend } from '../actors/journal/fileJournal.ts';
-import { LogRuntime } from '../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../actors/runtime/journal/fileJournal.ts';
+import { LogRuntime } from '../actors/runtime/logRuntime/logRuntime.ts';
 import {
   startWorkspaceServices,
   WORKSPACE_SERVICES,

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { BeadStore } from '../actors/beads/index.ts';
-import { ValidationError, type FieldError } from '../actors/errors.ts';
-import type { Journal } from '../actors/journal/journal.ts';
+import { ValidationError, type FieldError } from '../actors/runtime/errors.ts';
+import type { Journal } from '../actors/runtime/journal/journal.ts';
 import { parseQueryInteger } from '../schemas/queryInteger.ts';
-import { closeQuietly } from '../actors/feed/closeQuietly.ts';
+import { closeQuietly } from '../actors/runtime/feed/closeQuietly.ts';
 import { parseGoDuration } from './goDuration.ts';
 import { integerMessage } from './queryIntegerGrammar.ts';
 

@@ -1,6 +1,6 @@
-import { NotFoundError } from '../actors/errors.ts';
-import type { LiveCity } from '../actors/liveCities.ts';
-import type { CityDetailView } from '../actors/supervisorApi.ts';
+import { NotFoundError } from '../actors/runtime/errors.ts';
+import type { LiveCity } from '../actors/supervisor/liveCities.ts';
+import type { CityDetailView } from '../actors/supervisor/supervisorApi.ts';
 import type { AppDeps } from './deps.ts';
 
 /**

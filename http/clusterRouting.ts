@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotOwnerError, UnavailableError } from '../actors/errors.ts';
-import type { ClusterRouting } from '../actors/cluster/clusterCoordinator.ts';
+import { NotOwnerError, UnavailableError } from '../actors/runtime/errors.ts';
+import type { ClusterRouting } from '../actors/supervisor/cluster/clusterCoordinator.ts';
 import { problem } from './problem.ts';
 import { streamRegistry } from './sse/registry.ts';
 

@@ -6,8 +6,8 @@ import {
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { NotOwnerError, UnauthorizedError, UnavailableError } from '../actors/errors.ts';
-import type { ClusterRouting } from '../actors/cluster/clusterCoordinator.ts';
+import { NotOwnerError, UnauthorizedError, UnavailableError } from '../actors/runtime/errors.ts';
+import type { ClusterRouting } from '../actors/supervisor/cluster/clusterCoordinator.ts';
 import { tokenAccepted } from './apiToken.ts';
 import { CITY_OWNER, FORWARDED_BY } from './clusterRouting.ts';
 import { newRequestId } from './middleware.ts';

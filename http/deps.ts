@@ -1,8 +1,8 @@
-import type { ClusterRouting } from '../actors/cluster/clusterCoordinator.ts';
-import type { SupervisorConfig } from '../actors/config.ts';
+import type { ClusterRouting } from '../actors/supervisor/cluster/clusterCoordinator.ts';
+import type { SupervisorConfig } from '../actors/supervisor/supervisorConfig.ts';
 import type { ActorView } from '../actors/inspect/actorView.ts';
-import type { LiveCities } from '../actors/liveCities.ts';
-import type { SupervisorApi } from '../actors/supervisorApi.ts';
+import type { LiveCities } from '../actors/supervisor/liveCities.ts';
+import type { SupervisorApi } from '../actors/supervisor/supervisorApi.ts';
 
 /** What the HTTP layer needs from the rest of the supervisor. Routes take these, never globals. */
 export interface AppDeps {
@@ -11,7 +11,7 @@ export interface AppDeps {
   cities: LiveCities;
   /** Mutations answer 403 read_only (bound to a non-loopback address without allow_mutations). */
   readOnly: boolean;
-  /** City lifecycle operations, city views and readiness probes (`actors/supervisor.ts`). */
+  /** City lifecycle operations, city views and readiness probes (`actors/supervisor/supervisor.ts`). */
   supervisor: SupervisorApi;
   /** The live actor view (`/v0/actors`); absent in apps built without a supervisor's actors. */
   actors?: ActorView;

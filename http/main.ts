@@ -3,17 +3,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LogController } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
-import { writeFileAtomic } from '../actors/atomicFile.ts';
-import { isLoopbackBind, loadConfig, type SupervisorConfig } from '../actors/config.ts';
-import { openJournalBackend } from '../actors/journal/openBackend.ts';
+import { writeFileAtomic } from '../actors/runtime/atomicFile.ts';
+import { isLoopbackBind, loadConfig, type SupervisorConfig } from '../actors/supervisor/supervisorConfig.ts';
+import { openJournalBackend } from '../actors/runtime/journal/openBackend.ts';
 import { ActorView } from '../actors/inspect/actorView.ts';
 import { connectStatelyInspector } from '../actors/inspect/statelyInspector.ts';
-import { createLogger } from '../actors/logger.ts';
-import { Supervisor, type SupervisorOptions } from '../actors/supervisor.ts';
+import { createLogger } from '../actors/runtime/logger.ts';
+import { Supervisor, type SupervisorOptions } from '../actors/supervisor/supervisor.ts';
 import { buildApp } from './app.ts';
 
 // `gc supervisor run` merges its flags through the same function the supervisor uses, and imports only this module.
-export { loadConfig, parseDuration } from '../actors/config.ts';
+export { loadConfig, parseDuration } from '../actors/supervisor/supervisorConfig.ts';
 
 /** A running supervisor: where its API listens, and how to stop it. */
 export interface RunningSupervisor {

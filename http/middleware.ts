@@ -1,6 +1,6 @@
-import { randomHex } from '../actors/randomHex.ts';
+import { randomHex } from '../actors/runtime/randomHex.ts';
 import type { FastifyInstance } from 'fastify';
-import { CsrfError, ReadOnlyError, UnauthorizedError } from '../actors/errors.ts';
+import { CsrfError, ReadOnlyError, UnauthorizedError } from '../actors/runtime/errors.ts';
 import { tokenAccepted } from './apiToken.ts';
 
 const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { GcError, type FieldError } from '../actors/errors.ts';
+import { GcError, type FieldError } from '../actors/runtime/errors.ts';
 import type { ErrorModel } from '../schemas/problem.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';

@@ -1,8 +1,8 @@
-import { loadConfig } from '../actors/config.ts';
-import { detachedSupervisor } from '../actors/detachedSupervisor.ts';
-import { SUPERVISOR_LOG } from '../actors/journal/journal.ts';
-import { MemoryJournal } from '../actors/journal/memoryJournal.ts';
-import { LiveCities } from '../actors/liveCities.ts';
+import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
+import { detachedSupervisor } from '../actors/supervisor/detachedSupervisor.ts';
+import { SUPERVISOR_LOG } from '../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../actors/runtime/journal/memoryJournal.ts';
+import { LiveCities } from '../actors/supervisor/liveCities.ts';
 import { eventLineSchema } from '../schemas/eventLineSchema.ts';
 import { buildApp } from './app.ts';
 

@@ -42,7 +42,7 @@ export function compareBytewise(a: string, b: string): number {
 
 /**
  * Formats positions as a composite cursor, names sorted bytewise, zero entries kept. An empty map formats
- * as `''`; callers that must return a cursor say `0` instead (actors/cursor.ts `cursorOfHeads`). Pure.
+ * as `''`; callers that must return a cursor say `0` instead (actors/runtime/cursor.ts `cursorOfHeads`). Pure.
  */
 export function formatCursor(positions: CursorMap): CompositeCursor {
   return [...positions.keys()]

@@ -6,13 +6,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Test } from 'tap';
-import { SeqConflictError, UnavailableError } from '../actors/errors.ts';
-import { FileJournalBackend, MSG_ID_WINDOW } from '../actors/journal/fileJournal.ts';
-import type { FileJournal, FileJournalOptions } from '../actors/journal/fileJournal.ts';
-import type { JournalEvent } from '../actors/journal/journal.ts';
-import { CHUNK_BYTES, MAX_CHUNK_BYTES, readBackward, readForward } from '../actors/journal/lineReader.ts';
-import { readBackwardMatching, readForwardMatching } from '../actors/journal/needleReader.ts';
-import type { WriteFn } from '../actors/journal/logWriter.ts';
+import { SeqConflictError, UnavailableError } from '../actors/runtime/errors.ts';
+import { FileJournalBackend, MSG_ID_WINDOW } from '../actors/runtime/journal/fileJournal.ts';
+import type { FileJournal, FileJournalOptions } from '../actors/runtime/journal/fileJournal.ts';
+import type { JournalEvent } from '../actors/runtime/journal/journal.ts';
+import {
+  CHUNK_BYTES,
+  MAX_CHUNK_BYTES,
+  readBackward,
+  readForward,
+} from '../actors/runtime/journal/lineReader.ts';
+import { readBackwardMatching, readForwardMatching } from '../actors/runtime/journal/needleReader.ts';
+import type { WriteFn } from '../actors/runtime/journal/logWriter.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
 import { recordingLogger } from './helpers/recordingLogger.ts';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { INCONCLUSIVE, lineSeq } from '../actors/journal/logLineSeq.ts';
-import { storedSeq, storedSeqOfBytes } from '../actors/journal/logRecovery.ts';
+import { INCONCLUSIVE, lineSeq } from '../actors/runtime/journal/logLineSeq.ts';
+import { storedSeq, storedSeqOfBytes } from '../actors/runtime/journal/logRecovery.ts';
 
 /** `lineSeq` of one line given as bytes (a string is taken as UTF-8), with its newline. */
 const cheap = (line: string | Buffer): number => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { Test } from 'tap';
-import { scanLines } from '../actors/journal/lineReader.ts';
-import { recoverLog, storedSeq } from '../actors/journal/logRecovery.ts';
+import { scanLines } from '../actors/runtime/journal/lineReader.ts';
+import { recoverLog, storedSeq } from '../actors/runtime/journal/logRecovery.ts';
 
 async function tempFile(t: Test, bytes: Buffer | string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'gc-file-recovery-'));

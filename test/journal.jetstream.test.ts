@@ -1,16 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { isSeqConflict, UnavailableError } from '../actors/errors.ts';
+import { isSeqConflict, UnavailableError } from '../actors/runtime/errors.ts';
 import { connect } from '@nats-io/transport-node';
 import { NoRespondersError, TimeoutError } from '@nats-io/nats-core';
-import { JetStreamJournalBackend, jetStreamLiveResources } from '../actors/journal/jetstreamJournal.ts';
-import { JetStreamPublisher } from '../actors/journal/jetstreamPublisher.ts';
-import type { Journal, JournalBackend, JournalEvent, LogLocation } from '../actors/journal/journal.ts';
+import {
+  JetStreamJournalBackend,
+  jetStreamLiveResources,
+} from '../actors/runtime/journal/jetstreamJournal.ts';
+import { JetStreamPublisher } from '../actors/runtime/journal/jetstreamPublisher.ts';
+import type {
+  Journal,
+  JournalBackend,
+  JournalEvent,
+  LogLocation,
+} from '../actors/runtime/journal/journal.ts';
 import { journalConformance, take } from './conformance/journalConformance.ts';
 import { jetstream } from '@nats-io/jetstream';
-import { batchMsgId, encodeBatch } from '../actors/journal/jetstreamCodec.ts';
-import { streamAddress } from '../actors/journal/jetstreamNames.ts';
-import { LogRuntime } from '../actors/logRuntime/logRuntime.ts';
+import { batchMsgId, encodeBatch } from '../actors/runtime/journal/jetstreamCodec.ts';
+import { streamAddress } from '../actors/runtime/journal/jetstreamNames.ts';
+import { LogRuntime } from '../actors/runtime/logRuntime/logRuntime.ts';
 import { recordOf } from '../machines/recorded.ts';
 import type { EventDraft } from '../schemas/event.ts';
 import { withJetStream } from './helpers/nats.ts';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { streamAddress } from '../actors/journal/jetstreamNames.ts';
+import { streamAddress } from '../actors/runtime/journal/jetstreamNames.ts';
 
 const VALID_STREAM = /^[A-Za-z0-9_-]{1,64}$/;
 const VALID_SUBJECT = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { JournalEvent } from '../actors/journal/journal.ts';
-import { MemoryJournalBackend } from '../actors/journal/memoryJournal.ts';
+import type { JournalEvent } from '../actors/runtime/journal/journal.ts';
+import { MemoryJournalBackend } from '../actors/runtime/journal/memoryJournal.ts';
 import { journalConformance } from './conformance/journalConformance.ts';
 
 const store = new Map<string, JournalEvent[]>();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RecentEvents } from '../actors/journal/recentEvents.ts';
+import { RecentEvents } from '../actors/runtime/journal/recentEvents.ts';
 
 const line = (seq: number) => JSON.stringify({ seq, type: 't', ts: 'x', actor: 'a' }) + '\n';
 

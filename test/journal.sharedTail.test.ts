@@ -1,6 +1,9 @@
 import t from 'tap';
-import { JetStreamJournalBackend, jetStreamLiveResources } from '../actors/journal/jetstreamJournal.ts';
-import type { Journal, JournalEvent, Subscription } from '../actors/journal/journal.ts';
+import {
+  JetStreamJournalBackend,
+  jetStreamLiveResources,
+} from '../actors/runtime/journal/jetstreamJournal.ts';
+import type { Journal, JournalEvent, Subscription } from '../actors/runtime/journal/journal.ts';
 import { withJetStream } from './helpers/nats.ts';
 
 /**

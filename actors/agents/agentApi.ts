@@ -90,7 +90,7 @@ export interface AgentOutput {
 }
 
 /**
- * The agent operations. `name` is a qualified name. Errors are the catalogue's (`actors/errors.ts`):
+ * The agent operations. `name` is a qualified name. Errors are the catalogue's (`actors/runtime/errors.ts`):
  * NotFoundError (404 `not_found:`), ConflictError (409), ValidationError (422 naming the field),
  * UnavailableError (503); nothing changes when one is thrown.
  */

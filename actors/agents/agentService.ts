@@ -7,10 +7,10 @@
  * city.toml writer and are recorded as `agent.config_changed`.
  */
 import { exec } from 'node:child_process';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import type { AgentConfig } from '../cityConfig.ts';
-import type { Logger } from '../logger.ts';
-import type { LogRuntime } from '../logRuntime/logRuntime.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../runtime/errors.ts';
+import type { AgentConfig } from '../config/cityConfig.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { ActorObserver } from '../inspect/actorObserver.ts';
 import { AgentActorReporter } from '../inspect/agentActors.ts';
 import type { BeadStore } from '../beads/beadStore.ts';

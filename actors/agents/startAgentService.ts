@@ -3,9 +3,9 @@
  */
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
 import { BeadStore } from '../beads/beadStore.ts';
-import type { CityService, CityServiceFactory } from '../cityServices.ts';
-import { UnavailableError } from '../errors.ts';
-import { defaultLogger } from '../logger.ts';
+import type { CityService, CityServiceFactory } from '../supervisor/cityServices.ts';
+import { UnavailableError } from '../runtime/errors.ts';
+import { defaultLogger } from '../runtime/logger.ts';
 import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
 import { SessionService } from '../sessions/sessionService.ts';
 import { AGENT_SERVICE } from './agentApi.ts';

@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { UnavailableError } from '../errors.ts';
-import type { Journal, JournalEvent } from '../journal/journal.ts';
-import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
+import { UnavailableError } from '../runtime/errors.ts';
+import type { Journal, JournalEvent } from '../runtime/journal/journal.ts';
+import type { LogFolder, LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { BeadCommand, ResultOf } from '../../machines/beads/commands.ts';
 import { decide } from '../../machines/beads/decide.ts';
 import { evolve, evolveUndoable } from '../../machines/beads/evolve.ts';
 import { recordOf } from '../../machines/recorded.ts';
-import { foldingReported } from '../damagedRecords.ts';
+import { foldingReported } from '../runtime/damagedRecords.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
 import type { Outcome } from '../../machines/beads/decision.ts';
 import type { EventContext } from '../../machines/beads/events.ts';

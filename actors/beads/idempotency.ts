@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { IdempotencyMismatchError, InFlightError } from '../errors.ts';
+import { IdempotencyMismatchError, InFlightError } from '../runtime/errors.ts';
 
 /**
  * The hash that tells a retried request from another one under the same Idempotency-Key: SHA-256 of

@@ -4,7 +4,7 @@ import {
   IdempotencyMismatchError,
   NotFoundError,
   type GcError,
-} from '../errors.ts';
+} from '../runtime/errors.ts';
 import type { Rejection } from '../../machines/beads/decision.ts';
 
 /** The catalogue error for a refused bead command (404, 409, 400 or 422). This is a pure function. */

@@ -1,7 +1,7 @@
-import type { Journal, JournalEvent } from '../journal/journal.ts';
-import type { ReplayOptions } from '../journal/logReader.ts';
+import type { Journal, JournalEvent } from '../runtime/journal/journal.ts';
+import type { ReplayOptions } from '../runtime/journal/logReader.ts';
 import { beadLineOf, type BeadLine } from '../../machines/beads/beadLine.ts';
-import { DamagedRecordError } from '../damagedRecords.ts';
+import { DamagedRecordError } from '../runtime/damagedRecords.ts';
 import type { BeadModel } from '../../machines/beads/model.ts';
 import { BeadReplay } from '../../machines/beads/replay.ts';
 

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Journal } from '../journal/journal.ts';
+import type { Journal } from '../runtime/journal/journal.ts';
 import { reindexBead } from '../../machines/beads/indexes.ts';
 import { createModel, type BeadModel, type StoredBead } from '../../machines/beads/model.ts';
 

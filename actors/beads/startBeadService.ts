@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import type { Journal } from '../journal/journal.ts';
-import { defaultLogger, type Logger } from '../logger.ts';
+import type { Journal } from '../runtime/journal/journal.ts';
+import { defaultLogger, type Logger } from '../runtime/logger.ts';
 import { idPrefixFor } from '../../machines/beads/ids.ts';
 import { createModel } from '../../machines/beads/model.ts';
 import { BeadStore } from './beadStore.ts';
 import { BeadCommandRunner, type SnapshotPolicy } from './commandRunner.ts';
-import { LogRuntime } from '../logRuntime/logRuntime.ts';
-import type { RetryPolicy } from '../logRuntime/retryPolicy.ts';
+import { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { RetryPolicy } from '../runtime/logRuntime/retryPolicy.ts';
 import { readSnapshot } from './snapshot.ts';
 
 /** The key of the bead store in `LiveCity.services`. */

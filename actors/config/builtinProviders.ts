@@ -1,5 +1,5 @@
 import type { Table } from '../../machines/config/layers.ts';
-import { BUILTIN_PROVIDERS } from '../providers.ts';
+import { BUILTIN_PROVIDERS } from './providers.ts';
 import { builtinPresets, mockAgentPath } from '../sessions/runtime/presets.ts';
 
 let specs: Record<string, Table> | undefined;

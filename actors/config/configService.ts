@@ -24,11 +24,11 @@ import type {
   RigResponse,
   RigUpdateInputBody,
 } from '../../schemas/rigs.ts';
-import { cityTomlPath, type CityConfig } from '../cityConfig.ts';
-import { NotFoundError } from '../errors.ts';
-import type { Logger } from '../logger.ts';
-import type { LogRuntime } from '../logRuntime/logRuntime.ts';
-import { BUILTIN_PROVIDERS, isBuiltinProvider } from '../providers.ts';
+import { cityTomlPath, type CityConfig } from './cityConfig.ts';
+import { NotFoundError } from '../runtime/errors.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import { BUILTIN_PROVIDERS, isBuiltinProvider } from './providers.ts';
 import type { ConfigApi } from './configApi.ts';
 import {
   configView,

@@ -17,7 +17,7 @@ import type {
   ProviderSpecJSON,
   WorkspaceResponse,
 } from '../../schemas/config.ts';
-import { isBuiltinProvider } from '../providers.ts';
+import { isBuiltinProvider } from './providers.ts';
 import { builtinProviderSpecs } from './builtinProviders.ts';
 import type { EffectiveConfig } from './effectiveConfig.ts';
 

@@ -17,10 +17,10 @@ import { renderProblem } from '../../machines/config/problems.ts';
 import type { Table } from '../../machines/config/layers.ts';
 import type { ConfigChangedPayload } from '../../schemas/configEvents.ts';
 import type { AgentConfigChangedPayload } from '../../schemas/ourEventPayloads.ts';
-import { cityTomlPath } from '../cityConfig.ts';
-import { ValidationError } from '../errors.ts';
-import type { Journal } from '../journal/journal.ts';
-import type { LogRuntime } from '../logRuntime/logRuntime.ts';
+import { cityTomlPath } from './cityConfig.ts';
+import { ValidationError } from '../runtime/errors.ts';
+import type { Journal } from '../runtime/journal/journal.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import { effectiveConfigOf, sha256, type EffectiveConfig } from './effectiveConfig.ts';
 
 const PREV = 'city.toml.prev.';

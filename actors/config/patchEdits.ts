@@ -13,7 +13,7 @@ import {
   type PatchRecord,
 } from '../../schemas/patches.ts';
 import type { ConfigChangedPayload } from '../../schemas/configEvents.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../runtime/errors.ts';
 import type { ConfigEdit } from './configWriter.ts';
 
 export type PatchKind = 'agent' | 'provider' | 'rig';

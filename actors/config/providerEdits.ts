@@ -5,8 +5,8 @@
 import { strOf, tableOf, type Table } from '../../machines/config/layers.ts';
 import { isCityLevelProvider } from '../../machines/config/resolveProvider.ts';
 import type { ProviderCreateInputBody, ProviderUpdateInputBody } from '../../schemas/providers.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import { isBuiltinProvider } from '../providers.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../runtime/errors.ts';
+import { isBuiltinProvider } from './providers.ts';
 import type { ConfigEdit } from './configWriter.ts';
 
 /** The body's fields as TOML keys (a `null` list clears the key). */

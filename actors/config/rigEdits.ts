@@ -4,7 +4,7 @@
  */
 import { tablesOf, type Table } from '../../machines/config/layers.ts';
 import type { RigCreateInputBody, RigUpdateInputBody } from '../../schemas/rigs.ts';
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../runtime/errors.ts';
 import type { ConfigEdit } from './configWriter.ts';
 
 const clean = (body: object): Table =>

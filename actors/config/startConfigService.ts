@@ -3,8 +3,8 @@
  * hands them the config after every change, and restarts a rig's sessions).
  */
 import { AGENT_SERVICE } from '../agents/agentApi.ts';
-import type { CityServiceFactory } from '../cityServices.ts';
-import { defaultLogger } from '../logger.ts';
+import type { CityServiceFactory } from '../supervisor/cityServices.ts';
+import { defaultLogger } from '../runtime/logger.ts';
 import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
 import { SessionService } from '../sessions/sessionService.ts';
 import { CONFIG_SERVICE } from './configApi.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GcError } from '../errors.ts';
+import { GcError } from '../runtime/errors.ts';
 import type { DeliveryContextRecord, PublishReceipt } from '../../schemas/extmsg.ts';
 import {
   decideDeliveryAcked,

@@ -1,7 +1,7 @@
-import { UnavailableError } from '../errors.ts';
-import type { JournalEvent } from '../journal/journal.ts';
-import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
-import { foldingReported } from '../damagedRecords.ts';
+import { UnavailableError } from '../runtime/errors.ts';
+import type { JournalEvent } from '../runtime/journal/journal.ts';
+import type { LogFolder, LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import { foldingReported } from '../runtime/damagedRecords.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import type { EventContext, Outcome } from '../../machines/extmsg/decision.ts';
 import { evolve, evolveUndoable } from '../../machines/extmsg/evolve.ts';

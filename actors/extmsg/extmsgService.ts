@@ -22,7 +22,7 @@ import type {
   ExtMsgTranscriptQuery,
   ExtMsgUnbindBody,
 } from '../../schemas/extmsgBodies.ts';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../runtime/errors.ts';
 import { decideRegisterAdapter, decideUnregisterAdapter } from '../../machines/extmsg/decideAdapters.ts';
 import { decideBind, decideUnbind } from '../../machines/extmsg/decideBindings.ts';
 import {

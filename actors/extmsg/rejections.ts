@@ -1,4 +1,10 @@
-import { BadRequestError, ConflictError, NotFoundError, ValidationError, type GcError } from '../errors.ts';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type GcError,
+} from '../runtime/errors.ts';
 import type { Rejection } from '../../machines/extmsg/decision.ts';
 
 /**

@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'no
 import { parse } from 'smol-toml';
 import { mergeFragments } from '../../machines/config/fragments.ts';
 import { strOf, tableOf, type Table } from '../../machines/config/layers.ts';
-import { cityTomlPath } from '../cityConfig.ts';
+import { cityTomlPath } from '../config/cityConfig.ts';
 import { readFragments } from '../config/fragments.ts';
 import { readPacks, readRigPacks } from '../config/packs.ts';
 import { rigEntries } from '../../machines/formulas/rigs.ts';

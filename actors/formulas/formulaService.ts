@@ -1,5 +1,5 @@
 import type { BeadStore } from '../beads/beadStore.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../runtime/errors.ts';
 import { compileFormula, type Recipe } from '../../machines/formulas/compile.ts';
 import {
   cookDecider,

@@ -1,6 +1,6 @@
 import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
-import type { CityServiceFactory } from '../cityServices.ts';
-import { UnavailableError } from '../errors.ts';
+import type { CityServiceFactory } from '../supervisor/cityServices.ts';
+import { UnavailableError } from '../runtime/errors.ts';
 import { FormulaLibrary } from './formulaLibrary.ts';
 import { FormulaService } from './formulaService.ts';
 

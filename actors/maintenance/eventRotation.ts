@@ -2,9 +2,9 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordOf } from '../../machines/recorded.ts';
 import type { EventRotateResponse } from '../../schemas/maintenance.ts';
-import type { Journal, JournalEvent } from '../journal/journal.ts';
-import type { Logger } from '../logger.ts';
-import type { LogRuntime } from '../logRuntime/logRuntime.ts';
+import type { Journal, JournalEvent } from '../runtime/journal/journal.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import { copyLog } from './logCopy.ts';
 
 /** Upstream's no-op reason, word for word. */

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import type { Journal } from '../journal/journal.ts';
+import type { Journal } from '../runtime/journal/journal.ts';
 
 /** Events read per page while copying. */
 const PAGE = 5000;

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'smol-toml';
 import { maintenanceConfigOf } from '../../machines/maintenance/schedule.ts';
-import { cityTomlPath } from '../cityConfig.ts';
-import type { CityServiceFactory } from '../cityServices.ts';
+import { cityTomlPath } from '../config/cityConfig.ts';
+import type { CityServiceFactory } from '../supervisor/cityServices.ts';
 import { EventRotation } from './eventRotation.ts';
 import { StoreMaintenance } from './storeMaintenance.ts';
 

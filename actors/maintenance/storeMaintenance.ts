@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { nextRunAt, pushHistory, type MaintenanceConfig } from '../../machines/maintenance/schedule.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import type { MaintenanceRunBody, MaintenanceStatusBody } from '../../schemas/maintenance.ts';
-import { ConflictError, UnavailableError } from '../errors.ts';
-import { FileJournal } from '../journal/fileJournal.ts';
-import type { Journal } from '../journal/journal.ts';
-import type { Logger } from '../logger.ts';
-import type { LogRuntime } from '../logRuntime/logRuntime.ts';
+import { ConflictError, UnavailableError } from '../runtime/errors.ts';
+import { FileJournal } from '../runtime/journal/fileJournal.ts';
+import type { Journal } from '../runtime/journal/journal.ts';
+import type { Logger } from '../runtime/logger.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import { copyLog } from './logCopy.ts';
 
 /** Snapshots kept by the prune stage (the newest). */

@@ -2,11 +2,11 @@ import type { SchedulerEvent } from '../../machines/orders/scheduler.machine.ts'
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { BeadStore } from '../beads/beadStore.ts';
-import { AmbiguousError, NotFoundError } from '../errors.ts';
+import { AmbiguousError, NotFoundError } from '../runtime/errors.ts';
 import type { LayerDir } from '../formulas/formulaLayers.ts';
 import type { FormulaService } from '../formulas/formulaService.ts';
-import type { JournalEvent } from '../journal/journal.ts';
-import type { LogFolder, LogRuntime } from '../logRuntime/logRuntime.ts';
+import type { JournalEvent } from '../runtime/journal/journal.ts';
+import type { LogFolder, LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { FormulaProblem } from '../../machines/formulas/formula.ts';
 import { renderProblem, type ConfigProblem } from '../../machines/config/problems.ts';
 import { recordOf } from '../../machines/recorded.ts';

@@ -1,4 +1,4 @@
-import type { Journal, JournalEvent } from '../journal/journal.ts';
+import type { Journal, JournalEvent } from '../runtime/journal/journal.ts';
 
 /**
  * The newest seq of each event type, for event orders' triggers. Events are folded as they land; a type

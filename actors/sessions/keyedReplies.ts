@@ -6,7 +6,7 @@
  * same answer instead of delivering a second time.
  */
 import { requestHash } from '../beads/idempotency.ts';
-import { IdempotencyMismatchError } from '../errors.ts';
+import { IdempotencyMismatchError } from '../runtime/errors.ts';
 import { lookupKeyed, type KeyedAccept } from '../../machines/sessions/keyedRequests.ts';
 import type { PendingRequest, SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import type { Accepted } from './sessionApi.ts';

@@ -85,7 +85,7 @@ export interface MutationContext {
 
 /**
  * The session operations. Every method resolves `id` as upstream does: bead id, then open session name,
- * then open alias. Errors are the catalogue's (`actors/errors.ts`): NotFoundError (404 `not_found:`),
+ * then open alias. Errors are the catalogue's (`actors/runtime/errors.ts`): NotFoundError (404 `not_found:`),
  * ConflictError (409 `conflict:` for a transition the state does not allow), ValidationError (422) and
  * UnavailableError (503); nothing changes when one is thrown.
  */

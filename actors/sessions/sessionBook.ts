@@ -13,7 +13,7 @@ import {
   sessionOf,
   type SessionRecord,
 } from '../../machines/sessions/sessionRecord.ts';
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../runtime/errors.ts';
 
 export class SessionBook {
   constructor(

@@ -6,8 +6,8 @@
  * pokes the next pass when it ends; a session has at most one effect in flight.
  */
 import { randomUUID } from 'node:crypto';
-import { randomHex } from '../randomHex.ts';
-import type { Logger } from '../logger.ts';
+import { randomHex } from '../runtime/randomHex.ts';
+import type { Logger } from '../runtime/logger.ts';
 import {
   planTick,
   needsObservation,

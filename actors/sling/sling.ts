@@ -1,5 +1,5 @@
 import type { BeadStore } from '../beads/beadStore.ts';
-import { BadRequestError, ConflictError, GcError, NotFoundError } from '../errors.ts';
+import { BadRequestError, ConflictError, GcError, NotFoundError } from '../runtime/errors.ts';
 import type { FormulaService } from '../formulas/formulaService.ts';
 import {
   directSlingDecider,

@@ -1,5 +1,5 @@
 import { isAgentApi } from '../agents/agentApi.ts';
-import { NotFoundError, UnavailableError } from '../errors.ts';
+import { NotFoundError, UnavailableError } from '../runtime/errors.ts';
 
 /** What sling needs of the agents service: its templates' qualified names, when it can list them. */
 interface WithTemplates {

@@ -1,9 +1,9 @@
 import { recordOf } from '../../machines/recorded.ts';
 import type { RestartPolicy } from '../../machines/workspaceServices/restartPolicy.ts';
 import type { EventDraft } from '../../schemas/event.ts';
-import type { CityServiceContext, CityServiceFactory } from '../cityServices.ts';
+import type { CityServiceContext, CityServiceFactory } from '../supervisor/cityServices.ts';
 import { effectiveConfig } from '../config/effectiveConfig.ts';
-import { defaultLogger } from '../logger.ts';
+import { defaultLogger } from '../runtime/logger.ts';
 import { WorkspaceServices } from './workspaceServices.ts';
 
 /** The key of the workspace services in `LiveCity.services`. */

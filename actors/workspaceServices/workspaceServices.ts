@@ -1,4 +1,4 @@
-import { NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../runtime/errors.ts';
 import {
   isConfigError,
   serviceSpecsOf,

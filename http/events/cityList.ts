@@ -1,5 +1,5 @@
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { readCityPage } from '../../actors/feed/cityPage.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { readCityPage } from '../../actors/runtime/feed/cityPage.ts';
 import type { ListBodyWireEvent } from '../../schemas/eventBodies.ts';
 import { decodePageToken, encodePageToken } from './pageToken.ts';
 import { sinceCutoff } from './since.ts';

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../actors/errors.ts';
+import { BadRequestError } from '../../actors/runtime/errors.ts';
 
 /**
  * The city event list's `next_cursor`: an opaque keyset token meaning "events with seq below N". Keyset,

@@ -1,5 +1,5 @@
-import { parseCursor } from '../../actors/cursor.ts';
-import { BadRequestError } from '../../actors/errors.ts';
+import { parseCursor } from '../../actors/runtime/cursor.ts';
+import { BadRequestError } from '../../actors/runtime/errors.ts';
 import { parseQueryInteger } from '../../schemas/queryInteger.ts';
 import { integerMessage } from '../queryIntegerGrammar.ts';
 

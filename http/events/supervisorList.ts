@@ -1,7 +1,7 @@
-import { cursorOfHeads } from '../../actors/cursor.ts';
-import { mergeSupervisorEvents } from '../../actors/feed/supervisorMerge.ts';
-import type { EventFilter } from '../../actors/feed/visibility.ts';
-import type { Journal } from '../../actors/journal/journal.ts';
+import { cursorOfHeads } from '../../actors/runtime/cursor.ts';
+import { mergeSupervisorEvents } from '../../actors/runtime/feed/supervisorMerge.ts';
+import type { EventFilter } from '../../actors/runtime/feed/visibility.ts';
+import type { Journal } from '../../actors/runtime/journal/journal.ts';
 import type { CursorMap } from '../../schemas/compositeCursor.ts';
 import type { SupervisorEventListOutputBody } from '../../schemas/eventBodies.ts';
 import { sinceCutoff } from './since.ts';
@@ -19,7 +19,7 @@ export interface SupervisorListQuery {
 }
 
 /**
- * The supervisor event list: the feed's merge of every log (actors/feed/supervisorMerge.ts) as tagged wire
+ * The supervisor event list: the feed's merge of every log (actors/runtime/feed/supervisorMerge.ts) as tagged wire
  * events, with `event_cursor` the heads the merge is a snapshot at, so resuming the stream from it neither
  * repeats nor skips an event.
  *

@@ -1,5 +1,5 @@
-import type { JournalEvent } from '../../actors/journal/journal.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import type { ActorView } from '../../actors/inspect/actorView.ts';
 import { ActorEntry, ActorListBody } from '../../schemas/actors.ts';
 import { HeartbeatEvent } from '../../schemas/eventEnvelopes.ts';

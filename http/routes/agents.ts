@@ -5,7 +5,7 @@ import {
   type AgentAction,
   type AgentListQuery as ListQuery,
 } from '../../actors/agents/agentApi.ts';
-import { isGcError } from '../../actors/errors.ts';
+import { isGcError } from '../../actors/runtime/errors.ts';
 import {
   AGENT_SCHEMAS,
   AgentCreateInputBody,

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { AGENT_SERVICE, isAgentApi, type AgentApi } from '../../actors/agents/agentApi.ts';
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 

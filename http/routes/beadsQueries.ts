@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError } from '../../actors/errors.ts';
+import { NotFoundError } from '../../actors/runtime/errors.ts';
 import { pageSize } from '../../machines/beads/paging.ts';
 import { childrenOf, graphOf, listBeads } from '../../machines/beads/queries.ts';
 import { present, readyBeads } from '../../machines/beads/ready.ts';

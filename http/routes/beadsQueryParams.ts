@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../actors/errors.ts';
+import { BadRequestError } from '../../actors/runtime/errors.ts';
 import { decodeCursor } from '../../machines/beads/paging.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { BEAD_SERVICE, BeadStore } from '../../actors/beads/index.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { agentApiFor } from './agentsService.ts';
 import { configApiFor } from './configService.ts';
 import type { AppDeps } from '../deps.ts';

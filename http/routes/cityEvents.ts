@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { customEventDraft } from '../../actors/customEvents.ts';
-import { servedEvents } from '../../actors/feed/visibility.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import { customEventDraft } from '../../actors/runtime/customEvents.ts';
+import { servedEvents } from '../../actors/runtime/feed/visibility.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
 import { QueryInteger } from '../../schemas/queryIntegerSchema.ts';

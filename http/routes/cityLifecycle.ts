@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { unknownBootstrapProfile } from '../../actors/cityCreate.ts';
+import { unknownBootstrapProfile } from '../../actors/supervisor/cityCreate.ts';
 import {
   AsyncAcceptedResponse,
   CityCreateRequest,

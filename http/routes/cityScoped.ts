@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { BadRequestError } from '../../actors/errors.ts';
+import { BadRequestError } from '../../actors/runtime/errors.ts';
 import {
   CityGetResponse,
   CityNameParams,

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { CONFIG_SERVICE, isConfigApi, type ConfigApi } from '../../actors/config/configApi.ts';
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { CityNameParam } from '../../schemas/beadsCommon.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { BadRequestError, NotFoundError } from '../../actors/errors.ts';
+import { BadRequestError, NotFoundError } from '../../actors/runtime/errors.ts';
 import { convoyCheck, convoyDetail, listConvoys } from '../../machines/beads/convoyView.ts';
 import { pageSize } from '../../machines/beads/paging.ts';
 import { present } from '../../machines/beads/ready.ts';

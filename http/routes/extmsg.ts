@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { BadRequestError } from '../../actors/errors.ts';
+import { BadRequestError } from '../../actors/runtime/errors.ts';
 import {
   CityNameParam,
   indexedResponse,

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { EXTMSG_SERVICE } from '../../actors/extmsg/startExtmsgService.ts';
 import { ExtmsgService } from '../../actors/extmsg/extmsgService.ts';
 import { runningCity } from '../cityScope.ts';

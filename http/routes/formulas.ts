@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError, UnavailableError } from '../../actors/errors.ts';
+import { NotFoundError, UnavailableError } from '../../actors/runtime/errors.ts';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
 import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
 import { FormulaService } from '../../actors/formulas/formulaService.ts';

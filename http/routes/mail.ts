@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { BadRequestError, NotFoundError } from '../../actors/errors.ts';
+import { BadRequestError, NotFoundError } from '../../actors/runtime/errors.ts';
 import { countMail, listMail, mailThread } from '../../machines/beads/mailQueries.ts';
 import { isMessage, toMessage } from '../../machines/beads/mailView.ts';
 import { pageSize } from '../../machines/beads/paging.ts';

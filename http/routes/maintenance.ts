@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { CityMaintenance, MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { MutationHeaders } from '../../schemas/cities.ts';

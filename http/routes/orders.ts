@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError, UnavailableError, ValidationError } from '../../actors/errors.ts';
+import { NotFoundError, UnavailableError, ValidationError } from '../../actors/runtime/errors.ts';
 import { OrderService } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import {

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { UnavailableError } from '../../actors/errors.ts';
-import type { LiveCity } from '../../actors/liveCities.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
+import type { LiveCity } from '../../actors/supervisor/liveCities.ts';
 import { WORKSPACE_SERVICES } from '../../actors/workspaceServices/startWorkspaceServices.ts';
 import { WorkspaceServices } from '../../actors/workspaceServices/workspaceServices.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';

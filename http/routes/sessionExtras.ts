@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../actors/errors.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
 import { SessionPending } from '../../actors/sessions/pending/sessionPending.ts';
 import { SessionService } from '../../actors/sessions/sessionService.ts';
 import { SessionTranscripts } from '../../actors/sessions/transcript/sessionTranscripts.ts';

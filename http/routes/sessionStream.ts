@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { NotFoundError } from '../../actors/errors.ts';
+import { NotFoundError } from '../../actors/runtime/errors.ts';
 import { SessionStream, type SessionStreamOptions } from '../../actors/sessions/sessionStream.ts';
 import { transcriptFormat } from '../../actors/sessions/transcript/sessionTranscripts.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';

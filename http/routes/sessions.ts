@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ValidationError } from '../../actors/errors.ts';
+import { ValidationError } from '../../actors/runtime/errors.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { parseCursor } from '../../actors/cursor.ts';
-import { UnavailableError } from '../../actors/errors.ts';
-import { feedStart } from '../../actors/feed/supervisorFeed.ts';
-import { servedEvents } from '../../actors/feed/visibility.ts';
+import { parseCursor } from '../../actors/runtime/cursor.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
+import { feedStart } from '../../actors/runtime/feed/supervisorFeed.ts';
+import { servedEvents } from '../../actors/runtime/feed/visibility.ts';
 import { includeQueryParameter } from '../../schemas/eventInclude.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import { QueryInteger } from '../../schemas/queryIntegerSchema.ts';

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
-import { NotFoundError, UnauthorizedError, UnavailableError } from '../../actors/errors.ts';
+import { NotFoundError, UnauthorizedError, UnavailableError } from '../../actors/runtime/errors.ts';
 import { tokenAccepted } from '../apiToken.ts';
 import type { AppDeps } from '../deps.ts';
 import { newRequestId } from '../middleware.ts';

@@ -1,6 +1,11 @@
-import { CityFeed, type CityFeedSink } from '../../actors/feed/cityFeed.ts';
-import type { FanoutBatch, FanoutMember, FanoutRelease, LiveFanout } from '../../actors/feed/liveFanout.ts';
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { CityFeed, type CityFeedSink } from '../../actors/runtime/feed/cityFeed.ts';
+import type {
+  FanoutBatch,
+  FanoutMember,
+  FanoutRelease,
+  LiveFanout,
+} from '../../actors/runtime/feed/liveFanout.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { toWireEvent } from '../events/wire.ts';
 import { FrameBytes } from './frameBytes.ts';
 import type { FrameCache } from './frameCache.ts';

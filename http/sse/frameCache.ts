@@ -1,4 +1,4 @@
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 
 /**
  * The serialized `data:` of recent events, per log: N streams at a log's live edge serialize each event

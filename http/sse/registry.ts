@@ -1,5 +1,5 @@
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { LiveFanout } from '../../actors/feed/liveFanout.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { LiveFanout } from '../../actors/runtime/feed/liveFanout.ts';
 import type { CityStreamShared } from './cityStream.ts';
 import { FrameCache } from './frameCache.ts';
 import type { SseWriter, SseWriterOptions } from './writer.ts';

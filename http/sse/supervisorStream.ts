@@ -2,8 +2,8 @@ import {
   SupervisorFeed,
   type SupervisorFeedOptions,
   type SupervisorFeedSink,
-} from '../../actors/feed/supervisorFeed.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+} from '../../actors/runtime/feed/supervisorFeed.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { toTaggedWireEvent } from '../events/wire.ts';
 import type { FrameCache } from './frameCache.ts';
 import type { SseWriter } from './writer.ts';
@@ -11,7 +11,7 @@ import type { SseWriter } from './writer.ts';
 const render = (event: JournalEvent, log: string): string => JSON.stringify(toTaggedWireEvent(event, log));
 
 /**
- * The supervisor stream: the supervisor feed (actors/feed/supervisorFeed.ts: per-log reading, retries,
+ * The supervisor stream: the supervisor feed (actors/runtime/feed/supervisorFeed.ts: per-log reading, retries,
  * joining cities, the cursor) framed into `writer` as `event: tagged_event` frames whose `id:` is the
  * composite cursor after the event. `frames` (the app's) renders each event once for every stream at a
  * log's live edge. The feed runs until the writer closes (client gone, slow reader, shutdown).

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
-import { JetStreamJournalBackend } from '../../actors/journal/jetstreamJournal.ts';
+import { JetStreamJournalBackend } from '../../actors/runtime/journal/jetstreamJournal.ts';
 import { withJetStream, type JetStreamServer } from '../helpers/nats.ts';
 import { call, cityHarness, type BackendEnv, type CityHarness } from './helpers.ts';
 

@@ -9,10 +9,10 @@ import {
   type BeadService,
   type BeadServiceOptions,
 } from '../../actors/beads/index.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import { JetStreamJournalBackend } from '../../actors/journal/jetstreamJournal.ts';
-import type { Journal, JournalBackend, JournalEvent } from '../../actors/journal/journal.ts';
-import { MemoryJournalBackend } from '../../actors/journal/memoryJournal.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import { JetStreamJournalBackend } from '../../actors/runtime/journal/jetstreamJournal.ts';
+import type { Journal, JournalBackend, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournalBackend } from '../../actors/runtime/journal/memoryJournal.ts';
 import type { App } from '../../http/app.ts';
 import type { Bead } from '../../schemas/beads.ts';
 import type { AppDeps } from '../../http/deps.ts';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { requestHash } from '../../actors/beads/index.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import {
   createModel,
   decide,

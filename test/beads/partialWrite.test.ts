@@ -1,6 +1,6 @@
 import t from 'tap';
-import { UnavailableError } from '../../actors/errors.ts';
-import type { Journal } from '../../actors/journal/journal.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
+import type { Journal } from '../../actors/runtime/journal/journal.ts';
 import { backendEnv, call, cityHarness } from './helpers.ts';
 
 /**

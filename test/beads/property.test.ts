@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { BeadStore } from '../../actors/beads/index.ts';
-import { isGcError } from '../../actors/errors.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import { isGcError } from '../../actors/runtime/errors.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { dependencyCycle, ORDERING_DEP_TYPES } from '../../machines/beads/cycles.ts';
 import { evolveAll } from '../../machines/beads/evolve.ts';
 import { reindexBead, type HalvedIndex } from '../../machines/beads/indexes.ts';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { canReplay, replayLog } from '../../actors/beads/replay.ts';
 import { startBeadService } from '../../actors/beads/startBeadService.ts';
-import { DamagedRecordError } from '../../actors/damagedRecords.ts';
-import { FileJournal } from '../../actors/journal/fileJournal.ts';
-import type { JournalDraft } from '../../actors/journal/journal.ts';
+import { DamagedRecordError } from '../../actors/runtime/damagedRecords.ts';
+import { FileJournal } from '../../actors/runtime/journal/fileJournal.ts';
+import type { JournalDraft } from '../../actors/runtime/journal/journal.ts';
 import { evolveAll } from '../../machines/beads/evolve.ts';
 import {
   createModel,

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { startBeadService, type BeadService } from '../../actors/beads/index.ts';
-import type { Journal } from '../../actors/journal/journal.ts';
+import type { Journal } from '../../actors/runtime/journal/journal.ts';
 import { evolveAll } from '../../machines/beads/evolve.ts';
 import { createModel, type BeadModel } from '../../machines/beads/model.ts';
 import { cityHarness, forEachBackend } from './helpers.ts';

@@ -6,8 +6,8 @@ import {
   NotFoundError,
   SeqConflictError,
   UnavailableError,
-} from '../../actors/errors.ts';
-import type { Journal } from '../../actors/journal/journal.ts';
+} from '../../actors/runtime/errors.ts';
+import type { Journal } from '../../actors/runtime/journal/journal.ts';
 import { call, cityHarness, createBead, forEachBackend } from './helpers.ts';
 
 /** A journal where another writer slips one event in before each of the first `times` fenced appends. */

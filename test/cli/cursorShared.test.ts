@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseCursor as serverParse } from '../../actors/cursor.ts';
+import { parseCursor as serverParse } from '../../actors/runtime/cursor.ts';
 import { CursorPosition } from '../../cli/cursor.ts';
 import { planEvents, type EventsFlags } from '../../cli/events/plan.ts';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import { maintenanceServiceFactory, MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
 import { memoryApp } from '../helpers/app.ts';
 import { BACKEND_CASES } from '../helpers/eventBackends.ts';

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
-import type { SupervisorConfig } from '../../actors/config.ts';
+import type { SupervisorConfig } from '../../actors/supervisor/supervisorConfig.ts';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { TOKEN_REDACTION } from '../../actors/logger.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { TOKEN_REDACTION } from '../../actors/runtime/logger.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { memoryApp } from '../helpers/app.ts';
 import { openSse } from '../helpers/sse.ts';
 

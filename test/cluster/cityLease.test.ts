@@ -2,12 +2,12 @@ import { jetstream } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import t, { type Test } from 'tap';
-import { CityFence, OWNER_CHANGED } from '../../actors/cluster/cityFence.ts';
-import { CityLeases, type LeaseLoss } from '../../actors/cluster/cityLeases.ts';
-import { NotOwnerError } from '../../actors/errors.ts';
-import { JetStreamJournalBackend } from '../../actors/journal/jetstreamJournal.ts';
-import type { EventDraft, JournalEvent } from '../../actors/journal/journal.ts';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { CityFence, OWNER_CHANGED } from '../../actors/supervisor/cluster/cityFence.ts';
+import { CityLeases, type LeaseLoss } from '../../actors/supervisor/cluster/cityLeases.ts';
+import { NotOwnerError } from '../../actors/runtime/errors.ts';
+import { JetStreamJournalBackend } from '../../actors/runtime/journal/jetstreamJournal.ts';
+import type { EventDraft, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import { withJetStream } from '../helpers/nats.ts';
 

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { AgentService } from '../../actors/agents/agentService.ts';
 import type { BeadStore } from '../../actors/beads/beadStore.ts';
-import type { CityConfig } from '../../actors/cityConfig.ts';
+import type { CityConfig } from '../../actors/config/cityConfig.ts';
 import { effectiveConfig } from '../../actors/config/effectiveConfig.ts';
 import type { SessionService } from '../../actors/sessions/sessionService.ts';
 import { recordingLogger } from '../helpers/recordingLogger.ts';

@@ -5,9 +5,14 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { CONFIG_SERVICE } from '../../actors/config/configApi.ts';
 import { ConfigService } from '../../actors/config/configService.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import type { Journal, JournalBackend, JournalDraft, JournalEvent } from '../../actors/journal/journal.ts';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import type {
+  Journal,
+  JournalBackend,
+  JournalDraft,
+  JournalEvent,
+} from '../../actors/runtime/journal/journal.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import type { App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { memoryApp } from '../helpers/app.ts';

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService } from '../../actors/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
 import { configServiceFactory } from '../../actors/config/startConfigService.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 

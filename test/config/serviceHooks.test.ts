@@ -7,7 +7,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { CityConfig } from '../../actors/cityConfig.ts';
+import type { CityConfig } from '../../actors/config/cityConfig.ts';
 import { ConfigService, type ConfigSessions } from '../../actors/config/configService.ts';
 import { recordingLogger } from '../helpers/recordingLogger.ts';
 import { configHarness } from './helpers.ts';

@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { configServiceFactory } from '../../actors/config/startConfigService.ts';
-import { beadStoreService } from '../../actors/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 t.test('parallel PATCHes and a hand edit, through a running supervisor', async (t) => {

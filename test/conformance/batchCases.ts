@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { SeqConflictError } from '../../actors/errors.ts';
-import type { Journal, JournalBackend, JournalEvent, LogLocation } from '../../actors/journal/journal.ts';
-import { LogRuntime, type LogFolder } from '../../actors/logRuntime/logRuntime.ts';
+import { SeqConflictError } from '../../actors/runtime/errors.ts';
+import type {
+  Journal,
+  JournalBackend,
+  JournalEvent,
+  LogLocation,
+} from '../../actors/runtime/journal/journal.ts';
+import { LogRuntime, type LogFolder } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import type { EventDraft } from '../../schemas/event.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import { draft, take } from './kit.ts';

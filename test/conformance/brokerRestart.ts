@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import type { Journal } from '../../actors/journal/journal.ts';
+import type { Journal } from '../../actors/runtime/journal/journal.ts';
 import { draft, take } from './kit.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Test } from 'tap';
-import { SeqConflictError } from '../../actors/errors.ts';
-import type { Journal, JournalBackend, LogLocation } from '../../actors/journal/journal.ts';
+import { SeqConflictError } from '../../actors/runtime/errors.ts';
+import type { Journal, JournalBackend, LogLocation } from '../../actors/runtime/journal/journal.ts';
 import { batchCases, type ChildBackend } from './batchCases.ts';
 import { brokerRestartCases } from './brokerRestart.ts';
 import { draft, take } from './kit.ts';

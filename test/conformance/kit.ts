@@ -1,4 +1,4 @@
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 
 /** An event draft of `type` by the conformance suite's actor. */
 export const draft = (type: string, extra: Partial<JournalEvent> = {}) => ({

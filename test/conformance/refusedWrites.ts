@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
-import { isSeqConflict, OutcomeUnknownError } from '../../actors/errors.ts';
-import type { AppendOptions, Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { isSeqConflict, OutcomeUnknownError } from '../../actors/runtime/errors.ts';
+import type { AppendOptions, Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { draft } from './kit.ts';
 
 /** How long a journal under test waits for the broker: per request, then to resolve an unanswered append. */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { eventsServer, until } from '../helpers/eventsServer.ts';
 import { CountingJournal } from '../helpers/journals.ts';
 import { openSse } from '../helpers/sse.ts';

@@ -1,13 +1,13 @@
 import t from 'tap';
-import { captureCursor, cursorOfHeads, parseCursor } from '../../actors/cursor.ts';
+import { captureCursor, cursorOfHeads, parseCursor } from '../../actors/runtime/cursor.ts';
 import { compareBytewise, formatCursor } from '../../schemas/compositeCursor.ts';
-import { BadRequestError } from '../../actors/errors.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { BadRequestError } from '../../actors/runtime/errors.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { parseGoDuration } from '../../http/goDuration.ts';
 import { decodePageToken, encodePageToken } from '../../http/events/pageToken.ts';
 import { cityResume, supervisorResume } from '../../http/events/resume.ts';
 import { heartbeatTimestamp } from '../../http/sse/writer.ts';
-import { CursorTracker } from '../../actors/feed/cursorTracker.ts';
+import { CursorTracker } from '../../actors/runtime/feed/cursorTracker.ts';
 
 t.test('formats pairs sorted bytewise with zero entries kept; parses them back', async (t) => {
   const cases: Array<[Array<[string, number]>, string]> = [

@@ -1,10 +1,10 @@
 import t from 'tap';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { eventsServer, until } from '../helpers/eventsServer.ts';
 import { CountingJournal } from '../helpers/journals.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';
 
-// The live fan-out of city streams (actors/feed/liveFanout.ts, http/sse/cityStream.ts): many streams of
+// The live fan-out of city streams (actors/runtime/feed/liveFanout.ts, http/sse/cityStream.ts): many streams of
 // one log share one subscription and one encoding per batch, yet each gets exactly its own frames.
 
 const tick = (i: number) => ({ type: 'test.tick', actor: 'tester', subject: `s${i}`, payload: { i } });

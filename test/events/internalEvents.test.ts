@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { listCityEvents } from '../../http/events/cityList.ts';
-import { INTERNAL_EVENT_TYPES, isInternalEvent } from '../../actors/feed/visibility.ts';
+import { INTERNAL_EVENT_TYPES, isInternalEvent } from '../../actors/runtime/feed/visibility.ts';
 import { isRegisteredEventType, OUR_EVENT_PAYLOADS } from '../../schemas/eventCatalog.ts';
 import { eventsServer } from '../helpers/eventsServer.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { parseCursor } from '../../actors/cursor.ts';
-import type { Journal } from '../../actors/journal/journal.ts';
+import { parseCursor } from '../../actors/runtime/cursor.ts';
+import type { Journal } from '../../actors/runtime/journal/journal.ts';
 import { BACKEND_CASES } from '../helpers/eventBackends.ts';
 import { eventsServer, type EventsServer } from '../helpers/eventsServer.ts';
 import { openSse } from '../helpers/sse.ts';

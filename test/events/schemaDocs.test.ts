@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import type { JournalDraft } from '../../actors/journal/journal.ts';
+import type { JournalDraft } from '../../actors/runtime/journal/journal.ts';
 import { REGISTERED_EVENT_TYPES } from '../../schemas/eventCatalog.ts';
 import { eventsServer } from '../helpers/eventsServer.ts';
 import { docValidator } from '../helpers/schemaValidator.ts';

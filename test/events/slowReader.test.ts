@@ -1,6 +1,6 @@
 import { request, type IncomingMessage } from 'node:http';
 import t from 'tap';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { eventsServer, until } from '../helpers/eventsServer.ts';
 import { openSse } from '../helpers/sse.ts';
 

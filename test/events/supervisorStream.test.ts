@@ -1,7 +1,7 @@
 import t from 'tap';
-import { parseCursor } from '../../actors/cursor.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { parseCursor } from '../../actors/runtime/cursor.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { eventsServer, until } from '../helpers/eventsServer.ts';
 import { CountingJournal, FlakyJournal, SlowHeadJournal, StalledJournal } from '../helpers/journals.ts';
 import { openSse, type SseClient } from '../helpers/sse.ts';

@@ -11,8 +11,8 @@ import {
   type ExtmsgServiceHandle,
   type ExtmsgServiceOptions,
 } from '../../actors/extmsg/index.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import type { App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import type { ConversationRef } from '../../schemas/extmsg.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { loadConfig } from '../../actors/config.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
 import { runSupervisor } from '../../http/main.ts';
 import { fakeHost } from '../helpers/supervisor.ts';
 import { isGapFree, sleep } from './kit.ts';

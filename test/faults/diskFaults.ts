@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
-import type { WriteFn } from '../../actors/journal/logWriter.ts';
+import type { WriteFn } from '../../actors/runtime/journal/logWriter.ts';
 
 /**
  * How the disk faults are injected, most real first. We run as root, so permissions (chmod) do not stop

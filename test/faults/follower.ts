@@ -1,5 +1,5 @@
 import { request, type ClientRequest } from 'node:http';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 
 /** One `event`/`tagged_event` frame a follower received, with the moment it arrived. */
 export interface Received {

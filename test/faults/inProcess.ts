@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '../../actors/config.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import type { JournalBackend } from '../../actors/journal/journal.ts';
-import { Supervisor } from '../../actors/supervisor.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import type { JournalBackend } from '../../actors/runtime/journal/journal.ts';
+import { Supervisor } from '../../actors/supervisor/supervisor.ts';
 import { buildApp, type App } from '../../http/app.ts';
 import { fakeHost } from '../helpers/supervisor.ts';
 import { sleep } from './kit.ts';

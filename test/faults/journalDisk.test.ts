@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
 import { faultyWriter, fillDisk, freeDisk, mountTmpfs, setImmutable, unmount } from './diskFaults.ts';
 import { inProcessSupervisor, type InProcessSupervisor } from './inProcess.ts';
 import { isGapFree, isProblem, readRawLog } from './kit.ts';

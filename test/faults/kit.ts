@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 
 /** Shared pieces of the fault suite: a seeded random source, raw log reading, and small predicates. */
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../../actors/config.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
 import { runSupervisor } from '../../http/main.ts';
 import { fakeHost } from '../helpers/supervisor.ts';
 import { inProcessSupervisor, type InProcessSupervisor } from './inProcess.ts';

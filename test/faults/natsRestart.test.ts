@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { JetStreamJournalBackend } from '../../actors/journal/jetstreamJournal.ts';
-import { supervisorLogFile } from '../../actors/supervisorLog.ts';
+import { JetStreamJournalBackend } from '../../actors/runtime/journal/jetstreamJournal.ts';
+import { supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
 import { withJetStream } from '../helpers/nats.ts';
 import { startSupervisorProcess } from '../helpers/supervisorProcess.ts';
 import { Follower } from './follower.ts';

@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import type { Follower, Received } from './follower.ts';
 import { isGapFree, isTerminal, requestIdOf } from './kit.ts';
 import type { Ledger } from './traffic.ts';

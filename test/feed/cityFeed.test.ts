@@ -1,6 +1,6 @@
 import t from 'tap';
-import { CityFeed } from '../../actors/feed/cityFeed.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import { CityFeed } from '../../actors/runtime/feed/cityFeed.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { draft, logOf } from '../helpers/feed.ts';
 import { CountingJournal, FlakyJournal } from '../helpers/journals.ts';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { parseCursor } from '../../actors/cursor.ts';
-import { feedStart, SupervisorFeed } from '../../actors/feed/supervisorFeed.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
+import { parseCursor } from '../../actors/runtime/cursor.ts';
+import { feedStart, SupervisorFeed } from '../../actors/runtime/feed/supervisorFeed.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { attach, citiesOf, draft, logOf, RecordingSink } from '../helpers/feed.ts';
 import { CountingJournal, FlakyJournal, SlowHeadJournal } from '../helpers/journals.ts';
 

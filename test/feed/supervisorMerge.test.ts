@@ -1,6 +1,6 @@
 import t from 'tap';
-import { mergeSupervisorEvents } from '../../actors/feed/supervisorMerge.ts';
-import { SUPERVISOR_LOG, type Journal } from '../../actors/journal/journal.ts';
+import { mergeSupervisorEvents } from '../../actors/runtime/feed/supervisorMerge.ts';
+import { SUPERVISOR_LOG, type Journal } from '../../actors/runtime/journal/journal.ts';
 import { logOf } from '../helpers/feed.ts';
 import { FlakyJournal } from '../helpers/journals.ts';
 

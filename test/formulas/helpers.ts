@@ -7,9 +7,9 @@ import { BEAD_SERVICE, startBeadService, type BeadService } from '../../actors/b
 import { FormulaLibrary } from '../../actors/formulas/formulaLibrary.ts';
 import { FormulaService } from '../../actors/formulas/formulaService.ts';
 import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import type { App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { memoryApp } from '../helpers/app.ts';

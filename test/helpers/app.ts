@@ -1,8 +1,8 @@
-import { loadConfig, type SupervisorConfig } from '../../actors/config.ts';
-import { detachedSupervisor } from '../../actors/detachedSupervisor.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
+import { loadConfig, type SupervisorConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import { detachedSupervisor } from '../../actors/supervisor/detachedSupervisor.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
 import { buildApp, type App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 

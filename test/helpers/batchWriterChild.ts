@@ -1,10 +1,10 @@
 // A writer process for the crash case of test/conformance/batchCases.ts: appends three-record batches
 // through a log runtime as fast as it can, printing `ack` once each is stored, until it is killed.
 // argv: file <log file> | jetstream <servers> <prefix> <log file>
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import { JetStreamJournalBackend } from '../../actors/journal/jetstreamJournal.ts';
-import type { JournalBackend } from '../../actors/journal/journal.ts';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import { JetStreamJournalBackend } from '../../actors/runtime/journal/jetstreamJournal.ts';
+import type { JournalBackend } from '../../actors/runtime/journal/journal.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import type { EventDraft } from '../../schemas/event.ts';
 

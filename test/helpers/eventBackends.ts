@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import { JetStreamJournalBackend } from '../../actors/journal/jetstreamJournal.ts';
-import type { Journal, JournalBackend } from '../../actors/journal/journal.ts';
-import { MemoryJournalBackend } from '../../actors/journal/memoryJournal.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import { JetStreamJournalBackend } from '../../actors/runtime/journal/jetstreamJournal.ts';
+import type { Journal, JournalBackend } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournalBackend } from '../../actors/runtime/journal/memoryJournal.ts';
 import { withJetStream } from './nats.ts';
 
 /** Opens logs by name on one backend, for stream tests that run on every backend. */

@@ -1,8 +1,8 @@
 import type { Test } from 'tap';
-import type { SupervisorConfig } from '../../actors/config.ts';
-import { SUPERVISOR_LOG, type Journal } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
+import type { SupervisorConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import { SUPERVISOR_LOG, type Journal } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import type { App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { streamRegistry, type StreamRegistry } from '../../http/sse/registry.ts';

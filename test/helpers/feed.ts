@@ -1,6 +1,6 @@
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 
 /** A stored event of type `type` at `seq`, `ts` seconds after a fixed instant (pre-seeded, so exact). */
 export const stored = (seq: number, type: string, second = seq): JournalEvent => ({

@@ -5,7 +5,7 @@ import type {
   Subscription,
   JournalDraft,
   AppendOptions,
-} from '../../actors/journal/journal.ts';
+} from '../../actors/runtime/journal/journal.ts';
 
 /**
  * A journal wrapper that counts the subscriptions open on it, so a test can prove every subscription a

@@ -9,7 +9,7 @@ import type {
   AgentView,
   OutputTurn,
 } from '../../actors/agents/agentApi.ts';
-import { NotFoundError } from '../../actors/errors.ts';
+import { NotFoundError } from '../../actors/runtime/errors.ts';
 
 /**
  * A small AgentApi for tests of the agent routes and of `gc agent`: it records every call and answers from

@@ -1,5 +1,5 @@
-import { UnavailableError } from '../../actors/errors.ts';
-import type { JournalDraft, Journal, JournalBackend } from '../../actors/journal/journal.ts';
+import { UnavailableError } from '../../actors/runtime/errors.ts';
+import type { JournalDraft, Journal, JournalBackend } from '../../actors/runtime/journal/journal.ts';
 
 /**
  * A backend whose logs refuse chosen appends with the journal's own 503 (`journal_unavailable`), as a

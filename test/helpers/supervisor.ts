@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { loadConfig } from '../../actors/config.ts';
-import type { CityServiceFactory } from '../../actors/cityServices.ts';
-import type { HostProbe } from '../../actors/hostProbe.ts';
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import type { CityServiceFactory } from '../../actors/supervisor/cityServices.ts';
+import type { HostProbe } from '../../actors/supervisor/hostProbe.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { runSupervisor, type RunningSupervisor, type RunSupervisorOptions } from '../../http/main.ts';
 
 /** A host with exactly the given executables, files and command outputs (deterministic probes). */

@@ -9,17 +9,17 @@ import {
   type AgentView,
   type OutputTurn as FacadeTurn,
 } from '../../actors/agents/agentApi.ts';
-import type { SupervisorConfig } from '../../actors/config.ts';
+import type { SupervisorConfig } from '../../actors/supervisor/supervisorConfig.ts';
 import {
   ConflictError,
   GatewayTimeoutError,
   NotFoundError,
   UnavailableError,
   ValidationError,
-} from '../../actors/errors.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
+} from '../../actors/runtime/errors.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import type { App } from '../../http/app.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { setAgentOutputPollMs } from '../../http/routes/agentsStream.ts';

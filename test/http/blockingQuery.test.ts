@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ValidationError } from '../../actors/errors.ts';
+import { ValidationError } from '../../actors/runtime/errors.ts';
 import {
   DEFAULT_WAIT_MS,
   EVENT_LIST_MAX_WAIT_MS,

@@ -1,7 +1,7 @@
 import t, { type Test as Tap } from 'tap';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import { memoryApp } from '../helpers/app.ts';
 import { CountingJournal } from '../helpers/journals.ts';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import type { Bead } from '../../schemas/beads.ts';
 import type { Message } from '../../schemas/mail.ts';
 import { backendEnv, call, cityHarness, createBead, type CityHarness } from '../beads/helpers.ts';

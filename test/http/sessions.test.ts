@@ -5,10 +5,10 @@ import {
   NotFoundError,
   UnavailableError,
   ValidationError,
-} from '../../actors/errors.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { LiveCities } from '../../actors/liveCities.ts';
+} from '../../actors/runtime/errors.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import {
   SESSION_SERVICE,
   type Accepted,

@@ -26,15 +26,15 @@ const LAYER = 'import-x/no-restricted-paths';
 // Each import names a real file: the rule judges where the import resolves to, not how it is spelled.
 const forbidden: Array<[string, string]> = [
   ['schemas/nested/deep/x.ts', "import { x } from '../../../machines/beads/ids.ts';"],
-  ['schemas/nested/x.ts', "export { x } from '../../actors/config.ts';"],
+  ['schemas/nested/x.ts', "export { x } from '../../actors/supervisor/supervisorConfig.ts';"],
   ['schemas/x.ts', "import type { X } from '../http/app.ts';"],
   ['schemas/x.ts', "import { x } from '../cli/api.ts';"],
-  ['machines/beads/x.ts', "import { x } from '../../actors/config.ts';"],
+  ['machines/beads/x.ts', "import { x } from '../../actors/supervisor/supervisorConfig.ts';"],
   ['machines/beads/deep/x.ts', "import type { X } from '../../../actors/journal/journal.ts';"],
   ['machines/beads/x.ts', "const m = await import('../../http/app.ts');"],
   ['machines/x.ts', "import { x } from '../cli/api.ts';"],
   ['actors/beads/x.ts', "import { x } from '../../http/app.ts';"],
-  ['actors/journal/x.ts', "import type { X } from '../../http/routes/events.ts';"],
+  ['actors/runtime/journal/x.ts', "import type { X } from '../../http/routes/events.ts';"],
   ['actors/x.ts', "const m = await import('../cli/api.ts');"],
   ['http/routes/x.ts', "import { x } from '../../cli/api.ts';"],
   ['cli/commands/city/x.ts', "import { x } from '../../../actors/config.ts';"],
@@ -49,8 +49,8 @@ t.test('an import across a layer boundary is an error at any folder depth', asyn
 const allowed: Array<[string, string]> = [
   ['machines/beads/x.ts', "import { x } from '../../schemas/beads.ts';"],
   ['actors/beads/x.ts', "import { x } from '../../machines/beads/ids.ts';"],
-  ['actors/journal/x.ts', "import { x } from '../../schemas/event.ts';"],
-  ['http/routes/x.ts', "import { x } from '../../actors/config.ts';"],
+  ['actors/runtime/journal/x.ts', "import { x } from '../../schemas/event.ts';"],
+  ['http/routes/x.ts', "import { x } from '../../actors/supervisor/supervisorConfig.ts';"],
   ['http/routes/x.ts', "import { x } from '../../machines/beads/ids.ts';"],
   ['cli/commands/x.ts', "import { x } from '../../schemas/event.ts';"],
 ];

@@ -1,8 +1,12 @@
 import t from 'tap';
-import { InternalError } from '../../actors/errors.ts';
-import type { EventDraft, JournalEvent } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { LogRuntime, type LogFolder, type SpeculativeDecision } from '../../actors/logRuntime/logRuntime.ts';
+import { InternalError } from '../../actors/runtime/errors.ts';
+import type { EventDraft, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import {
+  LogRuntime,
+  type LogFolder,
+  type SpeculativeDecision,
+} from '../../actors/runtime/logRuntime/logRuntime.ts';
 import { recordOf } from '../../machines/recorded.ts';
 
 // Group commit is about order, batching and undo, not event types: the typed draft is bypassed on purpose.

@@ -7,12 +7,12 @@ import {
   OutcomeUnknownError,
   SeqConflictError,
   UnavailableError,
-} from '../../actors/errors.ts';
-import { FileJournal } from '../../actors/journal/fileJournal.ts';
-import type { EventDraft, Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { MemoryJournal } from '../../actors/journal/memoryJournal.ts';
-import { LogRuntime, type LogFolder } from '../../actors/logRuntime/logRuntime.ts';
-import { RETRY_ON_SEQ_CONFLICT } from '../../actors/logRuntime/retryPolicy.ts';
+} from '../../actors/runtime/errors.ts';
+import { FileJournal } from '../../actors/runtime/journal/fileJournal.ts';
+import type { EventDraft, Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
+import { LogRuntime, type LogFolder } from '../../actors/runtime/logRuntime/logRuntime.ts';
+import { RETRY_ON_SEQ_CONFLICT } from '../../actors/runtime/logRuntime/retryPolicy.ts';
 import { recordOf } from '../../machines/recorded.ts';
 
 // These tests are about fencing, batches and folding, not event types: any type name reads best here, so

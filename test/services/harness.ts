@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import type { Journal, JournalEvent } from '../../actors/journal/journal.ts';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import {
   startWorkspaceServices,
   WORKSPACE_SERVICES,

@@ -11,11 +11,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../../actors/config.ts';
-import type { ClusterRouting } from '../../actors/cluster/clusterCoordinator.ts';
-import type { CityOwnership } from '../../actors/cluster/clusterNode.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import { LogRuntime } from '../../actors/logRuntime/logRuntime.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import type { ClusterRouting } from '../../actors/supervisor/cluster/clusterCoordinator.ts';
+import type { CityOwnership } from '../../actors/supervisor/cluster/clusterNode.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
 import {
   startWorkspaceServices,
   WORKSPACE_SERVICES,

@@ -17,7 +17,7 @@ import { KEYED_WINDOW, keyedAccepts, lookupKeyed } from '../../machines/sessions
 import { K, sessionOf } from '../../machines/sessions/sessionRecord.ts';
 import { requestHash } from '../../actors/beads/idempotency.ts';
 import { keyedRequest } from '../../actors/sessions/keyedReplies.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 
 const hash = (n: number) => requestHash({ op: 'message', message: `text ${n}` });
 

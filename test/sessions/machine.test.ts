@@ -25,7 +25,7 @@ import { planTick, type SeenRuntime } from '../../machines/sessions/plan.ts';
 import { SESSION_STATES, sessionOf, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { DEFAULT_SESSION_THRESHOLDS, restartBackoffMs } from '../../machines/sessions/thresholds.ts';
 import { nextState, SESSION_COMMANDS, type SessionCommand } from '../../machines/sessions/transitions.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 
 const T = { ...DEFAULT_SESSION_THRESHOLDS, stabilityMs: 30_000, maxWakeAttempts: 5, quarantineMs: 300_000 };
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { approvalRequestId, detectPending } from '../../actors/sessions/pending/detect.ts';
 import { keyFor } from '../../actors/sessions/pending/sessionPending.ts';
-import { ValidationError } from '../../actors/errors.ts';
+import { ValidationError } from '../../actors/runtime/errors.ts';
 
 const capture = (name: string) =>
   readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'captures', name), 'utf8');

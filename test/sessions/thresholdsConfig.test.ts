@@ -1,6 +1,6 @@
 /** city.toml's `[session]` table: durations and counts become the session thresholds; a bad one names its key. */
 import t from 'tap';
-import { cityConfigOf } from '../../actors/cityConfig.ts';
+import { cityConfigOf } from '../../actors/config/cityConfig.ts';
 import { thresholdsFrom } from '../../actors/sessions/startSessionService.ts';
 
 t.test('a [session] table sets the thresholds', async (t) => {

@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { cityLogFile } from '../../actors/cityActor.ts';
-import { CITY_PHASES } from '../../actors/cityServices.ts';
-import type { JournalBackend } from '../../actors/journal/journal.ts';
-import { openJournalBackend } from '../../actors/journal/openBackend.ts';
+import { cityLogFile } from '../../actors/supervisor/cityActor.ts';
+import { CITY_PHASES } from '../../actors/supervisor/cityServices.ts';
+import type { JournalBackend } from '../../actors/runtime/journal/journal.ts';
+import { openJournalBackend } from '../../actors/runtime/journal/openBackend.ts';
 import {
   eventually,
   fakeHost,

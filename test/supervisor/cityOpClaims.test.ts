@@ -1,6 +1,6 @@
 import t from 'tap';
-import { CityOpClaims } from '../../actors/cityOpClaims.ts';
-import { ConflictError, NotFoundError } from '../../actors/errors.ts';
+import { CityOpClaims } from '../../actors/supervisor/cityOpClaims.ts';
+import { ConflictError, NotFoundError } from '../../actors/runtime/errors.ts';
 import type { CityState } from '../../machines/city.machine.ts';
 import type { RequestOperation } from '../../machines/request.machine.ts';
 

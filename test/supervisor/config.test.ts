@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../actors/config.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
 
 /** A `$GC_HOME` with `supervisor.toml` holding `toml` (none when undefined); removed after `t`. */
 function home(t: Test, toml?: string): string {

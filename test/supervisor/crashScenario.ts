@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { openJournalBackend } from '../../actors/journal/openBackend.ts';
-import { supervisorLogFile } from '../../actors/supervisorLog.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { openJournalBackend } from '../../actors/runtime/journal/openBackend.ts';
+import { supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
 
 /**
  * Durability of async requests across SIGKILL: a supervisor child process is killed at random moments

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { MAX_CITY_DIR_BYTES, resolveCityDir } from '../../actors/cityScaffold.ts';
-import { ValidationError } from '../../actors/errors.ts';
+import { MAX_CITY_DIR_BYTES, resolveCityDir } from '../../actors/supervisor/cityScaffold.ts';
+import { ValidationError } from '../../actors/runtime/errors.ts';
 import {
   startTestSupervisor,
   waitForTerminal,

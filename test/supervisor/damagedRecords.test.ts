@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startBeadService } from '../../actors/beads/startBeadService.ts';
-import { CityActor, cityLogFile } from '../../actors/cityActor.ts';
-import { DamagedRecordError, foldingReported } from '../../actors/damagedRecords.ts';
-import type { JournalDraft, JournalEvent } from '../../actors/journal/journal.ts';
-import { SUPERVISOR_LOG } from '../../actors/journal/journal.ts';
-import { MemoryJournalBackend } from '../../actors/journal/memoryJournal.ts';
-import { SupervisorLog, supervisorLogFile } from '../../actors/supervisorLog.ts';
+import { CityActor, cityLogFile } from '../../actors/supervisor/cityActor.ts';
+import { DamagedRecordError, foldingReported } from '../../actors/runtime/damagedRecords.ts';
+import type { JournalDraft, JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { SUPERVISOR_LOG } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournalBackend } from '../../actors/runtime/journal/memoryJournal.ts';
+import { SupervisorLog, supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
 import { recordingLogger } from '../helpers/recordingLogger.ts';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../actors/config.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
 import { runSupervisor, supervisorInfoFile } from '../../http/main.ts';
 import { memoryApp } from '../helpers/app.ts';
 import { recordingLogger } from '../helpers/recordingLogger.ts';

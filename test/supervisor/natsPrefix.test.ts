@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import t from 'tap';
-import { loadConfig } from '../../actors/config.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
 import { runSupervisor } from '../../http/main.ts';
 import { withJetStream } from '../helpers/nats.ts';
 import { fakeHost, waitForTerminal } from '../helpers/supervisor.ts';

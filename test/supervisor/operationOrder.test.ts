@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { cityLogFile } from '../../actors/cityActor.ts';
-import { loadConfig } from '../../actors/config.ts';
-import { FileJournalBackend } from '../../actors/journal/fileJournal.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
-import { Supervisor, type SupervisorOptions } from '../../actors/supervisor.ts';
-import { supervisorLogFile } from '../../actors/supervisorLog.ts';
+import { cityLogFile } from '../../actors/supervisor/cityActor.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { Supervisor, type SupervisorOptions } from '../../actors/supervisor/supervisor.ts';
+import { supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
 import { refusingBackend } from '../helpers/refusingBackend.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { CityRegistry } from '../../actors/registry.ts';
+import { CityRegistry } from '../../actors/supervisor/registry.ts';
 
 const home = () => mkdtempSync(join(tmpdir(), 'gc-registry-'));
 

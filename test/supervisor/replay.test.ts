@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { cityLogFile } from '../../actors/cityActor.ts';
-import { loadConfig } from '../../actors/config.ts';
-import type { JournalEvent } from '../../actors/journal/journal.ts';
-import { MemoryJournalBackend } from '../../actors/journal/memoryJournal.ts';
-import { Supervisor, type SupervisorOptions } from '../../actors/supervisor.ts';
-import { supervisorLogFile } from '../../actors/supervisorLog.ts';
+import { cityLogFile } from '../../actors/supervisor/cityActor.ts';
+import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
+import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
+import { MemoryJournalBackend } from '../../actors/runtime/journal/memoryJournal.ts';
+import { Supervisor, type SupervisorOptions } from '../../actors/supervisor/supervisor.ts';
+import { supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
 import { eventually, fakeHost, gate, gatedService } from '../helpers/supervisor.ts';
 
 /**

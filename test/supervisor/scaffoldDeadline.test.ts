@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { SCAFFOLD_STEPS, type ScaffoldStep } from '../../actors/scaffoldSteps.ts';
+import { SCAFFOLD_STEPS, type ScaffoldStep } from '../../actors/supervisor/scaffoldSteps.ts';
 import { startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { normalizeBootstrapProfile } from '../../actors/providers.ts';
+import { normalizeBootstrapProfile } from '../../actors/config/providers.ts';
 import CityCreate from '../../cli/commands/city/create.ts';
 import { BOOTSTRAP_PROFILES } from '../../schemas/bootstrapProfiles.ts';
 import { CityCreateRequest } from '../../schemas/cities.ts';

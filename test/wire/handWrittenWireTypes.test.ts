@@ -59,7 +59,7 @@ t.test('no hand-written copy of a schemas/ wire type outside schemas/', async (t
   const copies: string[] = [];
   // The CLI and the HTTP layer, and the supervisor's API to the HTTP layer: where request and response
   // bodies are handled. (Internal records elsewhere in actors/ may share a schema's field names by chance.)
-  const files = ['actors/supervisorApi.ts'];
+  const files = ['actors/supervisor/supervisorApi.ts'];
   for (const dir of ['cli', 'http']) {
     for (const entry of await readdir(join(ROOT, dir), { recursive: true })) {
       if (entry.endsWith('.ts')) files.push(join(dir, entry));

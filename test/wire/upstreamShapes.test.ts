@@ -20,7 +20,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import t, { type Test } from 'tap';
 import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
 import { configServiceFactory } from '../../actors/config/startConfigService.ts';
-import { beadStoreService } from '../../actors/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
 import { extmsgServiceFactory } from '../../actors/extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from '../../actors/formulas/startFormulaService.ts';
 import { maintenanceServiceFactory } from '../../actors/maintenance/startMaintenance.ts';

@@ -4,7 +4,7 @@
  * re-captures, checks the prompt is the one answered, types exactly one key (never re-sent) and waits for
  * the prompt to clear.
  */
-import { ConflictError, ValidationError } from '../../errors.ts';
+import { ConflictError, ValidationError } from '../../runtime/errors.ts';
 import type { SessionRecord } from '../../../machines/sessions/sessionRecord.ts';
 import type { RuntimeProvider } from '../runtime/provider.ts';
 import type { SessionBook } from '../sessionBook.ts';

@@ -6,7 +6,7 @@
  * `format: text`, any other an empty conversation.
  */
 import { readFile } from 'node:fs/promises';
-import { NotFoundError, ValidationError } from '../../errors.ts';
+import { NotFoundError, ValidationError } from '../../runtime/errors.ts';
 import type { SessionRecord } from '../../../machines/sessions/sessionRecord.ts';
 import type { SessionService } from '../sessionService.ts';
 import { claudePage, type Page, type PageQuery, type Pagination } from './claudePage.ts';

@@ -7,7 +7,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { BadRequestError, NotFoundError } from '../../errors.ts';
+import { BadRequestError, NotFoundError } from '../../runtime/errors.ts';
 import { parseClaudeLine, type LogEntry } from './logEntry.ts';
 import type { SessionTranscripts } from './sessionTranscripts.ts';
 

@@ -1,0 +1,30 @@
+import { BEAD_SERVICE, startBeadService } from '../beads/startBeadService.ts';
+import { agentServiceFactory } from '../agents/startAgentService.ts';
+import type { CityServiceFactory } from './cityServices.ts';
+import { configServiceFactory } from '../config/startConfigService.ts';
+import { extmsgServiceFactory } from '../extmsg/startExtmsgService.ts';
+import { formulaServiceFactory } from '../formulas/startFormulaService.ts';
+import { orderServiceFactory } from '../orders/startOrderService.ts';
+import { sessionServiceFactory } from '../sessions/startSessionService.ts';
+import { workspaceServicesFactory } from '../workspaceServices/startWorkspaceServices.ts';
+import { maintenanceServiceFactory } from '../maintenance/startMaintenance.ts';
+
+/** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
+export const beadStoreService: CityServiceFactory = {
+  name: BEAD_SERVICE,
+  phase: 'starting_bead_store',
+  start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
+};
+
+/** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders, workspace services, maintenance. */
+export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
+  beadStoreService,
+  sessionServiceFactory(),
+  agentServiceFactory,
+  configServiceFactory(),
+  extmsgServiceFactory(),
+  formulaServiceFactory,
+  orderServiceFactory(),
+  workspaceServicesFactory(),
+  maintenanceServiceFactory(),
+];
