@@ -1,5 +1,5 @@
 import t from 'tap';
-import { call, cityHarness, createBead, forEachBackend } from './helpers.ts';
+import { call, cityHarness, createBead, forEachBackend, nextWait } from './helpers.ts';
 
 forEachBackend(t, async (t, env) => {
   t.test('a blocking list on a real socket answers as soon as the city index passes `index`', async (t) => {
@@ -8,8 +8,9 @@ forEachBackend(t, async (t, env) => {
     const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
     const index = h.service.service.index;
     const started = Date.now();
+    const waiting = nextWait(h);
     const pending = fetch(`${address}${h.base}/beads?index=${index}&wait=20s`);
-    await new Promise((r) => setTimeout(r, 150));
+    t.ok(await waiting, 'the query blocks before the change');
     await createBead(t, h, { title: 'second' });
     const res = await pending;
     const elapsed = Date.now() - started;
@@ -23,8 +24,9 @@ forEachBackend(t, async (t, env) => {
   t.test('any city event wakes a blocking query, not only bead events', async (t) => {
     const h = await cityHarness(t, env);
     const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const waiting = nextWait(h);
     const pending = fetch(`${address}${h.base}/beads?index=0&wait=20s`);
-    await new Promise((r) => setTimeout(r, 100));
+    t.ok(await waiting, 'the query blocks before the event');
     await h.journal.append({ type: 'session.woke', actor: 'test', payload: {} });
     const res = await pending;
     t.equal(res.status, 200);
@@ -48,8 +50,9 @@ forEachBackend(t, async (t, env) => {
       t.ok(elapsed >= 280 && elapsed < 3000, `waited ${elapsed} ms`);
       t.equal(quiet.headers.get('x-gc-index'), '1');
       const gone = new AbortController();
+      const waiting = nextWait(h);
       const abandoned = fetch(`${address}${h.base}/beads?index=1&wait=30s`, { signal: gone.signal });
-      await new Promise((r) => setTimeout(r, 50));
+      t.ok(await waiting, 'the query blocks');
       gone.abort();
       await t.rejects(abandoned, 'a client may give up on a blocking query');
       t.equal((await call(h, 'GET', '/beads')).statusCode, 200, 'and the server carries on');
@@ -60,8 +63,9 @@ forEachBackend(t, async (t, env) => {
     const h = await cityHarness(t, env);
     for (const path of ['/beads/ready', '/mail', '/convoys']) {
       const index = h.service.service.index;
+      const waiting = nextWait(h);
       const pending = call(h, 'GET', `${path}?index=${index}&wait=20s`);
-      await new Promise((r) => setTimeout(r, 50));
+      t.ok(await waiting, `${path} blocks before the change`);
       await createBead(t, h, { title: `wake ${path}` });
       const res = await pending;
       t.equal(res.statusCode, 200, path);

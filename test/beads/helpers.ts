@@ -171,10 +171,34 @@ export async function createBead(t: Test, h: CityHarness, body: Record<string, u
   return res.json();
 }
 
-/** A journal whose appends wait while the gate is shut: `shut()`, then `open()` to let them through. */
-export function gatedJournal(journal: Journal): Journal & { shut(): void; open(): void } {
+/**
+ * Resolves once a blocking query on `h`'s bead store starts to wait, with whether it really waits (the
+ * store had not yet folded past the query's index) rather than answering at once: a test that appends
+ * after this cannot pass without the query having blocked.
+ */
+export function nextWait(h: CityHarness): Promise<boolean> {
+  const store = h.service.service;
+  const waitForIndex = store.waitForIndex;
+  return new Promise((resolve) => {
+    store.waitForIndex = (index, timeoutMs, signal) => {
+      store.waitForIndex = waitForIndex;
+      resolve(store.index <= index);
+      return waitForIndex.call(store, index, timeoutMs, signal);
+    };
+  });
+}
+
+/**
+ * A journal whose appends wait while the gate is shut: `shut()`, then `open()` to let them through.
+ * `held()` resolves once an append is waiting at the shut gate.
+ */
+export function gatedJournal(
+  journal: Journal,
+): Journal & { shut(): void; open(): void; held(): Promise<void> } {
   let gate: Promise<void> | undefined;
   let release = () => {};
+  let arrived = () => {};
+  let arrival = new Promise<void>((r) => (arrived = r));
   return {
     name: journal.name,
     list: (filter) => journal.list(filter),
@@ -182,15 +206,18 @@ export function gatedJournal(journal: Journal): Journal & { shut(): void; open()
     subscribe: (afterSeq) => journal.subscribe(afterSeq),
     close: () => journal.close(),
     append: async (draft, options) => {
+      if (gate) arrived();
       await gate;
       return journal.append(draft, options);
     },
     shut: () => {
       gate = new Promise((resolve) => (release = resolve));
+      arrival = new Promise<void>((r) => (arrived = r));
     },
     open: () => {
       gate = undefined;
       release();
     },
+    held: () => arrival,
   };
 }

@@ -49,7 +49,7 @@ forEachBackend(t, async (t, env) => {
       const h = await cityHarness(t, env, { wrap: (j) => (gate = gatedJournal(j)) });
       gate.shut();
       const first = keyed(h, path, body, 'busy');
-      await new Promise((r) => setTimeout(r, 50));
+      await gate.held();
       const inFlight = await keyed(h, path, body, 'busy');
       t.equal(inFlight.statusCode, 409);
       t.same(inFlight.json(), { title: 'Conflict', status: 409, detail: IN_FLIGHT });

@@ -78,7 +78,12 @@ export function brokerRestartCases(
     t.ok(await atLeast(200, 10000), 'events flow to every subscription before the fault');
     await restart();
     const afterRestart = await j.head();
-    await new Promise((r) => setTimeout(r, 1000));
+    // The load goes on until it has landed well past the restart (or 30 s passed), however long the reconnect.
+    const deadline = Date.now() + 30_000;
+    for (let landed = afterRestart; landed < afterRestart + 100 && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 20));
+      landed = await j.head().catch(() => landed);
+    }
     writing = false;
     await Promise.all(writers);
     const head = await j.head();

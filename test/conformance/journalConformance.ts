@@ -3,7 +3,7 @@ import { SeqConflictError } from '../../actors/runtime/errors.ts';
 import type { Journal, JournalBackend, LogLocation } from '../../actors/runtime/journal/journal.ts';
 import { batchCases, type ChildBackend } from './batchCases.ts';
 import { brokerRestartCases } from './brokerRestart.ts';
-import { draft, take } from './kit.ts';
+import { draft, take, until } from './kit.ts';
 import { refusedWriteCases, type BrokerFaults } from './refusedWrites.ts';
 
 export { take };
@@ -274,7 +274,8 @@ export function journalConformance(t: Test, harness: JournalHarness): void {
     const done = (async () => {
       for await (const e of sub) consumed.push(e.seq);
     })();
-    await new Promise((r) => setTimeout(r, 100));
+    // Closed while the loop waits for a second event, once it has seen the first.
+    await until(() => consumed.length > 0, 'the subscription to yield the appended event');
     await sub.close();
     await done;
     t.same(consumed, [1], 'iteration saw the event, then ended without throwing');

@@ -31,3 +31,10 @@ export async function take(
   }
   return out;
 }
+
+/** Resolves once `holds()` is true, checking every 5 ms; fails naming `what` after `ms`. */
+export async function until(holds: () => boolean, what: string, ms = 5000): Promise<void> {
+  for (const deadline = Date.now() + ms; !holds(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+  }
+}

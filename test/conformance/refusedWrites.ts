@@ -43,6 +43,19 @@ function attempt(j: Journal, tag: string, options: AppendOptions = {}): Attempt 
   return { tag, answer };
 }
 
+/** `promise`, or a failure naming `what` after `ms`: a wait for a condition, bounded. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Appends until one is stored (the broker may still be coming back), and answers it. */
 async function appendWhenUp(j: Journal, tag: string): Promise<JournalEvent> {
   for (let attempt = 0; ; attempt++) {
@@ -141,27 +154,58 @@ export function refusedWriteCases(t: Test, faults: BrokerFaults): void {
   t.test('a write refused while the broker restarts never appears in the log afterwards', async (t) => {
     const j = await faults.fresh(t, { requestMs: 1000, resolveMs: 1000 });
     await j.append(draft('before'));
+    type Phase = 'before' | 'restarting' | 'after';
+    let phase: Phase = 'before';
     const attempts: Attempt[] = [];
+    const issued: Record<Phase, Attempt[]> = { before: [], restarting: [], after: [] };
+    // Resolves once an append issued in `phase` was stored: the writers run until then, not for a fixed time.
+    const storedIn = (p: Phase) => {
+      let reached!: () => void;
+      const promise = new Promise<void>((r) => (reached = r));
+      return { phase: p, promise, reached };
+    };
+    const marks = [storedIn('before'), storedIn('after')];
+    const answered = new Set<Attempt>();
+    const issue = (tag: string, options: AppendOptions): Attempt => {
+      const a = attempt(j, tag, options);
+      const at = phase;
+      attempts.push(a);
+      issued[at].push(a);
+      void a.answer.then(({ verdict }) => {
+        answered.add(a);
+        if (verdict === 'stored') marks.find((m) => m.phase === at)?.reached();
+      });
+      return a;
+    };
     let writing = true;
     const writer = (async () => {
       for (let i = 0; writing; i++) {
-        const a = attempt(j, `restart-${i}`, i % 2 ? { msgId: `restart-${i}` } : {});
-        attempts.push(a);
-        await a.answer;
+        await issue(`restart-${i}`, i % 2 ? { msgId: `restart-${i}` } : {}).answer;
       }
     })();
     const fenced = (async () => {
       for (let i = 0; writing; i++) {
-        const a = attempt(j, `restart-fenced-${i}`, { expectedSeq: await j.head().catch(() => 0) });
-        attempts.push(a);
-        await a.answer;
+        const expectedSeq = await j.head().catch(() => 0);
+        await issue(`restart-fenced-${i}`, { expectedSeq }).answer;
       }
     })();
-    await sleep(300);
-    await faults.restart();
-    await sleep(300);
-    writing = false;
-    await Promise.all([writer, fenced]);
+    let inFlight = 0;
+    try {
+      await within(marks[0]!.promise, 20_000, 'an append stored before the restart');
+      phase = 'restarting';
+      // The writer always waits on an append, so one is normally in flight as the broker goes down.
+      inFlight = attempts.filter((a) => !answered.has(a)).length;
+      await faults.restart();
+      phase = 'after';
+      await within(marks[1]!.promise, 30_000, 'an append issued after the restart stored');
+    } finally {
+      writing = false;
+      await Promise.all([writer, fenced]);
+    }
+    t.ok(
+      inFlight + issued.restarting.length > 0,
+      `appends were in flight (${inFlight}) or issued (${issued.restarting.length}) across the restart`,
+    );
     await checkTruth(t, j, attempts);
   });
 }

@@ -3,6 +3,7 @@ import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import { SUPERVISOR_LOG, type Journal } from '../../actors/runtime/journal/journal.ts';
 import { memoryApp } from '../helpers/app.ts';
+import { until } from '../helpers/eventsServer.ts';
 import { CountingJournal } from '../helpers/journals.ts';
 
 async function appWith(t: Tap, journal: Journal = new MemoryJournal('alpha'), running = true) {
@@ -120,8 +121,8 @@ t.test('a blocking query waits for the next append, without polling, then answer
   await fill(journal, 2);
   const started = Date.now();
   const pending = app.inject({ url: '/v0/city/alpha/events?index=2&wait=10s' });
-  await new Promise((r) => setTimeout(r, 100));
-  t.equal(journal.open, 1, 'waiting on a journal subscription');
+  await until(() => journal.opened > 0, 5000, 'the blocking query to subscribe');
+  t.equal(journal.open, 1, 'waiting on one journal subscription');
   await journal.append({ type: 'x', actor: 'y' });
   const res = await pending;
   // Bounded by the 10 s wait, not a speed target: anything short of it proves the append woke it.
