@@ -7,33 +7,20 @@
  * city.toml writer and are recorded as `agent.config_changed`.
  */
 import { exec } from 'node:child_process';
-import { ConflictError, NotFoundError, ValidationError } from '../runtime/errors.ts';
-import type { AgentConfig } from '../config/cityConfig.ts';
+import { NotFoundError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { ActorObserver } from '../inspect/actorObserver.ts';
 import { AgentActorReporter } from '../inspect/agentActors.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import type { SessionService } from '../sessions/sessionService.ts';
-import { builtinPresets } from '../sessions/runtime/presets.ts';
-import {
-  agentState,
-  awakeSet,
-  waitingOnDependencies,
-  type AgentSessionFacts,
-} from '../../machines/agents/awake.ts';
-import {
-  instanceName,
-  qualifiedName,
-  templateOf,
-  type AgentTemplate,
-} from '../../machines/agents/templates.ts';
+import { awakeSet, waitingOnDependencies, type AgentSessionFacts } from '../../machines/agents/awake.ts';
+import { templateOf, type AgentTemplate } from '../../machines/agents/templates.ts';
 import { routedDemand } from '../../machines/agents/routedDemand.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import type { SeenRuntime } from '../../machines/sessions/plan.ts';
 import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
-import { configWriterFor, settlePendingWrite, type ConfigWriter } from '../config/configWriter.ts';
-import { putPatch } from '../config/patchEdits.ts';
+import { configWriterFor, settlePendingWrite } from '../config/configWriter.ts';
 import type {
   AgentAction,
   AgentApi,
@@ -44,8 +31,8 @@ import type {
   AgentUpdateInput,
   AgentView,
 } from './agentApi.ts';
-
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+import { AGENT_NAME, AgentEdits } from './agentEdits.ts';
+import { activeBead, agentViews } from './agentViews.ts';
 
 export interface AgentServiceOptions {
   city: string;
@@ -62,7 +49,7 @@ export interface AgentServiceOptions {
 }
 
 export class AgentService implements AgentApi {
-  readonly #writer: ConfigWriter;
+  readonly #edits: AgentEdits;
   readonly #transcripts: SessionTranscripts;
   readonly #now: () => number;
   #timer: NodeJS.Timeout | undefined;
@@ -73,7 +60,16 @@ export class AgentService implements AgentApi {
   readonly #reporter: AgentActorReporter | undefined;
 
   constructor(private readonly opts: AgentServiceOptions) {
-    this.#writer = configWriterFor(opts.path, opts.city);
+    this.#edits = new AgentEdits({
+      city: opts.city,
+      sessions: opts.sessions,
+      log: opts.log,
+      logger: opts.logger,
+      writer: configWriterFor(opts.path, opts.city),
+      templates: () => this.templates(),
+      poke: () => this.poke(),
+      report: () => this.#reportAgents(),
+    });
     this.#transcripts = new SessionTranscripts(opts.sessions);
     this.#now = opts.now ?? Date.now;
     this.#reporter = opts.observer ? new AgentActorReporter(opts.city, opts.observer) : undefined;
@@ -88,7 +84,7 @@ export class AgentService implements AgentApi {
   }
 
   templates(): AgentTemplate[] {
-    return this.opts.sessions.config.agents.filter((a) => NAME.test(a.name)).map(templateOf);
+    return this.opts.sessions.config.agents.filter((a) => AGENT_NAME.test(a.name)).map(templateOf);
   }
 
   async startService(): Promise<void> {
@@ -187,20 +183,8 @@ export class AgentService implements AgentApi {
       state: s.state,
       // Started and ready, not merely a runtime session that exists: start waves wait for this.
       running: s.state === 'active' && seen.get(s.sessionName)?.running === true,
-      busy: this.#activeBead(s) !== undefined,
+      busy: activeBead(this.opts.store.model, s) !== undefined,
     }));
-  }
-
-  /** An in-progress bead assigned to the session (by instance name or id): its work. */
-  #activeBead(s: SessionRecord): string | undefined {
-    const model = this.opts.store.model;
-    for (const who of [s.alias, s.id, s.sessionName]) {
-      if (!who) continue;
-      for (const id of model.indexes.byAssignee.open.get(who) ?? []) {
-        if (model.beads.get(id)?.bead.status === 'in_progress') return id;
-      }
-    }
-    return undefined;
   }
 
   /** An `on_demand` named session is created the first time a message names it. */
@@ -230,6 +214,18 @@ export class AgentService implements AgentApi {
     throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
   }
 
+  #viewsFrom(seen: ReadonlyMap<string, SeenRuntime>): AgentView[] {
+    const sessions = this.opts.sessions;
+    return agentViews({
+      templates: this.templates(),
+      open: sessions.book.openSessions(),
+      seen,
+      model: this.opts.store.model,
+      config: sessions.config,
+      now: this.#now(),
+    });
+  }
+
   async #views(peek: boolean): Promise<AgentView[]> {
     const sessions = this.opts.sessions;
     const seen = await sessions.reconciler.observe(1000).catch(() => sessions.reconciler.seen);
@@ -246,134 +242,20 @@ export class AgentService implements AgentApi {
     return views;
   }
 
-  /** One view per instance: a singleton's one, a bounded pool's slots, an unbounded pool's sessions. */
-  #viewsFrom(seen: ReadonlyMap<string, SeenRuntime>): AgentView[] {
-    const open = this.opts.sessions.book.openSessions();
-    const now = this.#now();
-    const views: AgentView[] = [];
-    for (const t of this.templates()) {
-      const mine = open.filter((s) => s.template === t.qualified);
-      const instances = !t.pool
-        ? [t.qualified]
-        : t.max !== undefined
-          ? Array.from({ length: t.max }, (_, i) => instanceName(t, i + 1))
-          : [...new Set(mine.map((s) => s.alias))].filter(Boolean).sort();
-      for (const name of instances) {
-        const s = mine.find((x) => x.alias === name) ?? (t.pool ? undefined : mine[0]);
-        views.push(this.#view(t, name, s, s ? seen.get(s.sessionName) : undefined, now));
-      }
-    }
-    return views;
+  create(input: AgentCreateInput, actor: string): Promise<{ status: 'ok'; agent: string }> {
+    return this.#edits.create(input, actor);
   }
 
-  #view(
-    t: AgentTemplate,
-    name: string,
-    s: SessionRecord | undefined,
-    rt: SeenRuntime | undefined,
-    now: number,
-  ): AgentView {
-    // Running means started and ready (active), not a runtime still showing its start-up.
-    const running =
-      s?.state === 'active' &&
-      rt?.running === true &&
-      (rt.token === undefined || rt.token === s.instanceToken);
-    const suspended = t.suspended || s?.state === 'suspended';
-    const activeBead = s ? this.#activeBead(s) : undefined;
-    const provider = t.provider ?? this.opts.sessions.config.provider;
-    const presetKnown =
-      t.startCommand !== undefined || (provider !== undefined && this.#knowsProvider(provider));
-    const view: AgentView = {
-      name,
-      running,
-      suspended,
-      state: agentState({
-        suspended,
-        quarantined: s?.state === 'quarantined',
-        running,
-        activeBead: activeBead !== undefined,
-        lastActivity: rt && rt.lastActivity > 0 ? rt.lastActivity : undefined,
-        now,
-      }),
-      available: !suspended && presetKnown,
-      display_name: name,
-    };
-    if (!view.available)
-      view.unavailable_reason = suspended ? 'suspended' : `provider ${provider ?? '(none)'} is not known`;
-    if (provider) view.provider = provider;
-    if (t.dir) view.rig = t.dir;
-    if (t.pool) view.pool = t.qualified;
-    if (t.description) view.description = t.description;
-    if (activeBead) view.active_bead = activeBead;
-    if (s && running) {
-      view.session = { name: s.sessionName, attached: false };
-      if (rt && rt.lastActivity > 0) view.session.last_activity = new Date(rt.lastActivity).toISOString();
-    }
-    return view;
+  update(name: string, input: AgentUpdateInput, actor: string): Promise<void> {
+    return this.#edits.update(name, input, actor);
   }
 
-  async create(input: AgentCreateInput, actor: string): Promise<{ status: 'ok'; agent: string }> {
-    invalidUnless(
-      NAME.test(input.name),
-      'body.name',
-      'expected letters, digits, ".", "_" or "-"',
-      input.name,
-    );
-    if (input.dir !== undefined) {
-      invalidUnless(NAME.test(input.dir), 'body.dir', 'expected a rig name', input.dir);
-    }
-    invalidUnless(this.#knowsProvider(input.provider), 'body.provider', 'unknown provider', input.provider);
-    const qualified = qualifiedName(input);
-    if (this.templates().some((t) => t.qualified === qualified)) {
-      throw new ConflictError(`agent ${qualified} already exists`);
-    }
-    const agent: AgentConfig = { name: input.name, provider: input.provider };
-    if (input.dir) agent.dir = input.dir;
-    if (input.scope) agent.scope = input.scope;
-    await this.#edit(actor, 'created', qualified, agent, (tables) => [...tables, { ...agent }]);
-    this.poke();
-    return { status: 'ok', agent: qualified };
+  remove(name: string, actor: string): Promise<void> {
+    return this.#edits.remove(name, actor);
   }
 
-  async update(name: string, input: AgentUpdateInput, actor: string): Promise<void> {
-    const current = this.#configOf(name);
-    if (input.provider !== undefined) {
-      invalidUnless(this.#knowsProvider(input.provider), 'body.provider', 'unknown provider', input.provider);
-    }
-    const next: AgentConfig = { ...current };
-    if (input.provider !== undefined) next.provider = input.provider;
-    if (input.scope !== undefined) next.scope = input.scope;
-    if (input.suspended !== undefined) next.suspended = input.suspended;
-    const set: Record<string, unknown> = {};
-    if (input.provider !== undefined) set.provider = input.provider;
-    if (input.scope !== undefined) set.scope = input.scope;
-    if (input.suspended !== undefined) set.suspended = input.suspended;
-    await this.#edit(
-      actor,
-      'updated',
-      name,
-      next,
-      (tables) => tables.map((t) => (isTable(name)(t) ? { ...t, ...set } : t)),
-      set,
-    );
-    if (input.suspended !== undefined) await this.#applySuspension(name, input.suspended, actor);
-    this.poke();
-  }
-
-  async remove(name: string, actor: string): Promise<void> {
-    this.#configOf(name); // 404 for an unknown agent, before anything is written
-    await this.#edit(actor, 'deleted', name, undefined, (tables) => tables.filter((t) => !isTable(name)(t)));
-    for (const s of this.opts.sessions.book.openSessions().filter((x) => x.template === name)) {
-      await this.opts.sessions.close(s.id, {}, { actor });
-    }
-  }
-
-  async act(name: string, action: AgentAction, actor: string): Promise<void> {
-    if (action === 'suspend' || action === 'resume') {
-      await this.update(name, { suspended: action === 'suspend' }, actor);
-      return;
-    }
-    throw new NotFoundError(`agent action ${JSON.stringify(action)} not found`);
+  act(name: string, action: AgentAction, actor: string): Promise<void> {
+    return this.#edits.act(name, action, actor);
   }
 
   /**
@@ -407,82 +289,4 @@ export class AgentService implements AgentApi {
       all.find((s) => !s.closed && s.template === view.name) ?? all.find((s) => s.template === view.name)
     );
   }
-
-  /** Suspending an agent suspends its running sessions; resuming wakes those it suspended. */
-  async #applySuspension(name: string, suspend: boolean, actor: string): Promise<void> {
-    const sessions = this.opts.sessions;
-    for (const s of sessions.book.openSessions().filter((x) => x.template === name)) {
-      try {
-        if (suspend && s.state !== 'suspended') await sessions.suspend(s.id, { actor });
-        else if (!suspend && s.state === 'suspended') await sessions.wake(s.id, { actor });
-      } catch (err) {
-        this.opts.logger.warn({ err, city: this.opts.city, session: s.id }, 'agent suspension not applied');
-      }
-    }
-  }
-
-  #configOf(name: string): AgentConfig {
-    const found = this.opts.sessions.config.agents.find((a) => qualifiedName(a) === name);
-    if (!found) throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
-    return found;
-  }
-
-  /**
-   * Rewrites city.toml's `[[agent]]` tables with `change` (on the raw tables, so keys this supervisor does
-   * not model are kept), records it, and makes the new config the sessions'. An agent a pack defines is not
-   * in those tables: its edit (`patch`, the fields set) becomes an agent patch of city.toml, which survives
-   * pack updates (upstream's rule for suspending one); its removal is a ConflictError.
-   */
-  async #edit(
-    actor: string,
-    op: 'created' | 'updated' | 'deleted',
-    agent: string,
-    config: AgentConfig | undefined,
-    change: (tables: Record<string, unknown>[]) => Record<string, unknown>[],
-    patch?: Record<string, unknown>,
-  ): Promise<void> {
-    const { config: next } = await this.#writer.write(this.opts.log, (doc, current) => {
-      const raw = Array.isArray(doc.agent) ? (doc.agent as Record<string, unknown>[]) : [];
-      if (op !== 'created' && !raw.some(isTable(agent))) {
-        if (!patch) {
-          throw new ConflictError(
-            `agent ${agent} is defined by a pack: patch it (PUT /patches/agents) instead of removing it`,
-          );
-        }
-        const [dir, base] = agent.includes('/') ? agent.split('/') : [undefined, agent];
-        putPatch(actor, 'agent', { name: base, ...(dir ? { dir } : {}), ...patch })(doc, current);
-      } else {
-        const tables = change(raw);
-        if (tables.length > 0) doc.agent = tables;
-        else delete doc.agent;
-      }
-      return {
-        record: {
-          type: 'agent.config_changed',
-          actor,
-          subject: agent,
-          payload: { op, agent, ...(config ? { config: { ...config } } : {}) },
-        },
-        result: undefined,
-      };
-    });
-    this.opts.sessions.setConfig(next.city);
-    this.#reportAgents();
-  }
-
-  /** A builtin provider, or one the city defines (`[providers.<name>]`). */
-  #knowsProvider(name: string): boolean {
-    return name in builtinPresets() || Object.hasOwn(this.opts.sessions.config.providers ?? {}, name);
-  }
-}
-
-/** True when a raw `[[agent]]` table is the agent `qualified` names. */
-const isTable = (qualified: string) => (t: Record<string, unknown>) =>
-  (typeof t.dir === 'string' && t.dir !== '' ? `${t.dir}/${String(t.name)}` : t.name) === qualified;
-
-function invalidUnless(ok: boolean, location: string, message: string, value: unknown): void {
-  if (ok) return;
-  throw new ValidationError(`${location.replace('body.', '')}: ${message}`, 'invalid', {
-    errors: [{ location, message, value }],
-  });
 }

@@ -5,7 +5,7 @@
  * terminal event on the city stream, also across a supervisor restart.
  */
 import type { CityConfig } from '../config/cityConfig.ts';
-import { ConflictError, UnavailableError, ValidationError } from '../runtime/errors.ts';
+import { ConflictError, UnavailableError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { newRequestId } from './requestIds.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
@@ -21,18 +21,14 @@ import {
   decideWake,
 } from '../../machines/sessions/decide.ts';
 import { decideCreateSession } from '../../machines/sessions/decideCreate.ts';
-import {
-  decideAcceptRequest,
-  decideFinishRequest,
-  deliverable,
-} from '../../machines/sessions/decideRequests.ts';
-import { sessionOf, type PendingRequest, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
+import { decideFinishRequest } from '../../machines/sessions/decideRequests.ts';
+import { sessionOf, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { DEFAULT_SESSION_THRESHOLDS, type SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import type { RuntimeProvider } from './runtime/provider.ts';
-import { KeyedReplies, keyedRequest, recordedFirst, type KeyedRequest } from './keyedReplies.ts';
-import { SessionPending } from './pending/sessionPending.ts';
 import { SessionBook } from './sessionBook.ts';
+import { SessionQueries } from './sessionQueries.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
+import { SessionRequests } from './sessionRequests.ts';
 import { sessionView } from './sessionView.ts';
 import { mintSessionKey, resolveTemplate } from './templates.ts';
 import type {
@@ -63,17 +59,13 @@ export interface SessionServiceOptions {
   env?: Record<string, string>;
 }
 
-const DEFAULT_PAGE = 100;
-const MAX_PAGE = 1000;
-
 export class SessionService implements SessionApi {
   readonly book: SessionBook;
   readonly reconciler: SessionReconciler;
   readonly thresholds: SessionThresholds;
   readonly #now: () => number;
-  readonly #keyed = new KeyedReplies();
-  /** Deliveries in flight, so stop can wait for them. */
-  readonly #deliveries = new Set<Promise<void>>();
+  readonly #queries: SessionQueries;
+  readonly #requests: SessionRequests;
   #stopped = false;
   #config: CityConfig;
   /**
@@ -97,6 +89,13 @@ export class SessionService implements SessionApi {
       now: this.#now,
       logger: opts.logger,
       env: opts.env ?? {},
+    });
+    this.#queries = new SessionQueries(this.book, this.reconciler, opts.runtime, opts.logger, opts.city);
+    this.#requests = new SessionRequests(this, {
+      city: opts.city,
+      logger: opts.logger,
+      now: this.#now,
+      stopping: () => this.#stopped,
     });
   }
 
@@ -180,51 +179,16 @@ export class SessionService implements SessionApi {
   async stopService(): Promise<void> {
     this.#stopped = true;
     await this.reconciler.stop();
-    await Promise.allSettled([...this.#deliveries]);
+    await this.#requests.settled();
     await this.opts.runtime.close();
   }
 
-  async list(query: SessionListQuery): Promise<SessionPage> {
-    const seen = await this.#observed(1000);
-    let records = query.state ? this.book.allSessions() : this.book.openSessions();
-    records = records.reverse(); // newest first
-    if (query.template) records = records.filter((s) => s.template === query.template);
-    // Views (they join the observation) are built for the page only, unless the state filter needs them.
-    const matching: { id: string; view?: SessionView; record: (typeof records)[number] }[] = [];
-    for (const record of records) {
-      if (!query.state) {
-        matching.push({ id: record.id, record });
-        continue;
-      }
-      const view = sessionView(record, seen.get(record.sessionName));
-      if (view.state === query.state) matching.push({ id: record.id, view, record });
-    }
-    const limit = Math.min(query.limit && query.limit > 0 ? query.limit : DEFAULT_PAGE, MAX_PAGE);
-    let start = 0;
-    if (query.cursor) {
-      const at = matching.findIndex((v) => v.id === query.cursor);
-      if (at < 0)
-        throw new ValidationError(
-          `cursor ${JSON.stringify(query.cursor)} is not a session of this list`,
-          'invalid',
-          { errors: [{ location: 'query.cursor', message: 'unknown cursor', value: query.cursor }] },
-        );
-      start = at;
-    }
-    const items = matching
-      .slice(start, start + limit)
-      .map((m) => m.view ?? sessionView(m.record, seen.get(m.record.sessionName)));
-    if (query.peek) await Promise.all(items.map((v) => this.#peekInto(v, 5)));
-    const next = matching[start + limit];
-    return { items, total: matching.length, ...(next ? { next_cursor: next.id } : {}) };
+  list(query: SessionListQuery): Promise<SessionPage> {
+    return this.#queries.list(query);
   }
 
-  async get(id: string, options: { peek?: boolean; peekLines?: number } = {}): Promise<SessionView> {
-    const s = this.book.resolve(id);
-    const seen = await this.#observed(1000);
-    const view = sessionView(s, seen.get(s.sessionName));
-    if (options.peek) await this.#peekInto(view, options.peekLines ?? 20);
-    return view;
+  get(id: string, options: { peek?: boolean; peekLines?: number } = {}): Promise<SessionView> {
+    return this.#queries.get(id, options);
   }
 
   async create(input: SessionCreateInput, ctx: MutationContext): Promise<Accepted> {
@@ -283,11 +247,13 @@ export class SessionService implements SessionApi {
   }
 
   message(id: string, text: string, ctx: MutationContext): Promise<Accepted> {
-    return this.#request(id, text, { id: '', op: 'message' }, ctx);
+    this.#open();
+    return this.#requests.send(id, text, { id: '', op: 'message' }, ctx);
   }
 
   submit(id: string, text: string, intent: SubmitIntent, ctx: MutationContext): Promise<Accepted> {
-    return this.#request(id, text, { id: '', op: 'submit', intent }, ctx);
+    this.#open();
+    return this.#requests.send(id, text, { id: '', op: 'submit', intent }, ctx);
   }
 
   async patch(
@@ -383,136 +349,13 @@ export class SessionService implements SessionApi {
     return true;
   }
 
-  async #request(id: string, text: string, request: PendingRequest, ctx: MutationContext): Promise<Accepted> {
-    this.#open();
-    if (text.trim() === '') {
-      throw new ValidationError('message must not be empty', 'invalid', {
-        errors: [{ location: 'body.message', message: 'expected a non-empty message', value: text }],
-      });
-    }
-    const s = await this.#resolveOrMaterialize(id);
-    if (!ctx.idempotencyKey) return this.#accept(s, text, request, ctx);
-    // A retry answers the first 202 (recorded with the session, so also after a restart), never delivers again.
-    const keyed = keyedRequest(request, ctx.idempotencyKey, text);
-    return this.#keyed.answer(s, keyed, () => this.#accept(s, text, request, ctx, keyed));
-  }
-
-  async #accept(
-    s: SessionRecord,
-    text: string,
-    request: PendingRequest,
-    ctx: MutationContext,
-    keyed?: KeyedRequest,
-  ): Promise<Accepted> {
-    // Text typed at an approval prompt would answer it: refuse (409 pending_interaction:) before anything is
-    // written, as upstream does for messages and submits but an interrupt_now (sessions-runtime.md §5.1).
-    if (request.intent !== 'interrupt_now') await new SessionPending(this).assertNone(s.id);
-    if (!deliverable(s.state))
-      throw new ConflictError(`session ${s.id} is ${s.state}: it cannot take a message`);
-    const cursor = String(this.index);
-    const pending = { ...request, id: newRequestId() };
-    const after = await this.book.decide(
-      (m, c) => decideAcceptRequest(m, s.id, pending, c, keyed && { ...keyed, cursor }),
-      ctx.actor,
-    );
-    const first = keyed && recordedFirst(after, keyed, pending.id);
-    if (first) return first;
-    // Only a session that must start first needs the reconciler; an active one is typed into at once.
-    if (after.state !== 'active') this.reconciler.poke();
-    const delivery = this.#deliver(s.id, pending, text).finally(() => this.#deliveries.delete(delivery));
-    this.#deliveries.add(delivery);
-    return { status: 'accepted', request_id: pending.id, event_cursor: cursor };
-  }
-
-  async #resolveOrMaterialize(target: string): Promise<SessionRecord> {
-    try {
-      return this.book.resolve(target);
-    } catch (err) {
-      const made = await this.materialize(target);
-      if (made) return made;
-      throw err;
-    }
-  }
-
-  /** Waits for the session to run (a message wakes an asleep one), types the text, records the result. */
-  async #deliver(id: string, request: PendingRequest, text: string): Promise<void> {
-    const deadline = this.#now() + this.thresholds.messageTimeoutMs;
-    let outcome: { ok: true } | { ok: false; code: string; message: string };
-    try {
-      const s = await this.#whenRunning(id, deadline);
-      await this.reconciler.exclusive(
-        id,
-        async () => {
-          if (request.intent === 'interrupt_now') await this.opts.runtime.interrupt(s.sessionName);
-          await this.opts.runtime.nudge(s.sessionName, text);
-        },
-        { poke: false },
-      );
-      outcome = { ok: true };
-    } catch (err) {
-      const timeout = err instanceof DeliveryTimeout;
-      outcome = {
-        ok: false,
-        code: timeout ? 'timeout' : `${request.op}_failed`,
-        message: (err as Error).message,
-      };
-    }
-    await this.book
-      .decide((m, c) => decideFinishRequest(m, id, request.id, outcome, this.#now(), c))
-      .catch((err: unknown) =>
-        this.opts.logger.error(
-          { err, city: this.opts.city, request: request.id },
-          'session request not finished',
-        ),
-      );
-  }
-
-  /** Resolves once the session is active with its runtime running; fails when it closes or the deadline passes. */
-  async #whenRunning(id: string, deadline: number): Promise<SessionRecord> {
-    for (;;) {
-      if (this.#stopped) throw new UnavailableError('the supervisor is stopping');
-      const s = this.book.find(id);
-      if (!s || s.closed) throw new Error(`session ${id} was closed`);
-      if (!s.requests.length) throw new Error(`session ${id} no longer holds the request`);
-      if (s.state === 'active' && !this.reconciler.isBusy(id)) {
-        const seen = await this.reconciler.observe(200);
-        if (seen.get(s.sessionName)?.running) return s;
-      }
-      if (s.state === 'suspended' || s.state === 'quarantined')
-        throw new Error(`session ${id} is ${s.state}`);
-      if (this.#now() > deadline)
-        throw new DeliveryTimeout(`session ${id} was not running within the message timeout`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
   async #running(s: SessionRecord): Promise<boolean> {
     const seen = await this.reconciler.observe();
     const rt = seen.get(s.sessionName);
     return rt?.running === true && (rt.token === undefined || rt.token === s.instanceToken);
   }
 
-  async #observed(maxAgeMs: number) {
-    try {
-      return await this.reconciler.observe(maxAgeMs);
-    } catch (err) {
-      this.opts.logger.warn({ err, city: this.opts.city }, 'session runtime observation failed');
-      return this.reconciler.seen;
-    }
-  }
-
-  async #peekInto(view: SessionView, lines: number): Promise<void> {
-    if (!view.running) return;
-    try {
-      view.last_output = await this.opts.runtime.peek(view.session_name, lines);
-    } catch {
-      // gone between the observation and the peek: no preview
-    }
-  }
-
   #open(): void {
     if (this.#stopped) throw new UnavailableError(`sessions of city ${this.opts.city} are stopping`);
   }
 }
-
-class DeliveryTimeout extends Error {}

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
+import type { ExecRunner } from '../../actors/orders/orderCommands.ts';
+import { OrderService } from '../../actors/orders/orderService.ts';
 import { formulaHarness, type FormulaHarness } from './helpers.ts';
 
 /**

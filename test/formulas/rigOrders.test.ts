@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { OrderService, type ExecRunner } from '../../actors/orders/orderService.ts';
+import type { ExecRunner } from '../../actors/orders/orderCommands.ts';
+import { OrderService } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import { callJson, firedOrders, formulaHarness, put } from './helpers.ts';
 
