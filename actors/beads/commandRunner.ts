@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { UnavailableError } from '../runtime/errors.ts';
 import type { Journal, JournalEvent } from '../runtime/journal/journal.ts';
-import type { LogFolder, LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../runtime/logRuntime/decision.ts';
 import type { BeadCommand, ResultOf } from '../../machines/beads/commands.ts';
 import { decide } from '../../machines/beads/decide.ts';
 import { evolve, evolveUndoable } from '../../machines/beads/evolve.ts';

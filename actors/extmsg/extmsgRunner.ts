@@ -1,6 +1,7 @@
 import { UnavailableError } from '../runtime/errors.ts';
 import type { JournalEvent } from '../runtime/journal/journal.ts';
-import type { LogFolder, LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../runtime/logRuntime/decision.ts';
 import { foldingReported } from '../runtime/damagedRecords.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import type { EventContext, Outcome } from '../../machines/extmsg/decision.ts';

@@ -7,7 +7,8 @@ import {
 } from 'xstate';
 import type { RecordEvent } from '../../machines/recorded.ts';
 import type { ActorObserver } from '../inspect/actorObserver.ts';
-import type { LogFolder, LogRuntime } from './logRuntime/logRuntime.ts';
+import type { LogRuntime } from './logRuntime/logRuntime.ts';
+import type { LogFolder } from './logRuntime/decision.ts';
 
 /**
  * One machine run on a journal (design.md "Shape"): a message is decided purely with XState's

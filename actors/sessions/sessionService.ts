@@ -12,18 +12,20 @@ import type { BeadStore } from '../beads/beadStore.ts';
 import { requestHash } from '../beads/idempotency.ts';
 import {
   checkSuspend,
-  decideAcceptRequest,
   decideClose,
-  decideCreateSession,
   decideDrain,
-  decideFinishRequest,
   decideKilled,
   decidePermissionMode,
   decideRetitle,
   decideSuspended,
   decideWake,
-  deliverable,
 } from '../../machines/sessions/decide.ts';
+import { decideCreateSession } from '../../machines/sessions/decideCreate.ts';
+import {
+  decideAcceptRequest,
+  decideFinishRequest,
+  deliverable,
+} from '../../machines/sessions/decideRequests.ts';
 import { sessionOf, type PendingRequest, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { DEFAULT_SESSION_THRESHOLDS, type SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import type { RuntimeProvider } from './runtime/provider.ts';

@@ -5,7 +5,7 @@
  * shows only `mc_*` keys and `template_overrides`.
  */
 import type { SeenRuntime } from '../../machines/sessions/plan.ts';
-import { displayName } from '../../machines/sessions/decide.ts';
+import { displayName } from '../../machines/sessions/sessionChange.ts';
 import { K, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import type { SessionView } from './sessionApi.ts';
 

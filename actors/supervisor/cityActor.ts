@@ -17,7 +17,8 @@ import type { EventClock } from '../runtime/eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from '../runtime/journal/journal.ts';
 import type { ActorObserver } from '../inspect/actorObserver.ts';
 import { JournaledActor } from '../runtime/journaledActor.ts';
-import { LogRuntime, type LogFolder, type LogRuntimeOptions } from '../runtime/logRuntime/logRuntime.ts';
+import { LogRuntime, type LogRuntimeOptions } from '../runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../runtime/logRuntime/decision.ts';
 
 export type CityMachine = typeof cityMachine;
 export type CitySnapshot = SnapshotFrom<CityMachine>;

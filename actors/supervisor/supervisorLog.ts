@@ -18,7 +18,8 @@ import type { Journal, JournalBackend, JournalEvent } from '../runtime/journal/j
 import { SUPERVISOR_LOG } from '../runtime/journal/journal.ts';
 import type { ActorObserver } from '../inspect/actorObserver.ts';
 import { JournaledActor } from '../runtime/journaledActor.ts';
-import { LogRuntime, type LogFolder } from '../runtime/logRuntime/logRuntime.ts';
+import { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../runtime/logRuntime/decision.ts';
 
 type RequestActor = JournaledActor<typeof requestMachine>;
 

@@ -2,7 +2,7 @@
  * A session is a bead of type `session` (label `gc:session`) whose string metadata holds its lifecycle, as
  * upstream keeps it: `state`, `session_name`, `generation`, `instance_token`, `wake_attempts`, … plus a few
  * keys of ours under `gc.` (a pending create's request id, requests in flight, a restart's not-before time).
- * This file reads that record; `decide.ts` writes it. Pure.
+ * This file reads that record; the deciders (`decide*.ts`) write it. Pure.
  */
 import type { StoredBead } from '../beads/model.ts';
 

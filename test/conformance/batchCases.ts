@@ -8,7 +8,8 @@ import type {
   JournalEvent,
   LogLocation,
 } from '../../actors/runtime/journal/journal.ts';
-import { LogRuntime, type LogFolder } from '../../actors/runtime/logRuntime/logRuntime.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../../actors/runtime/logRuntime/decision.ts';
 import type { EventDraft } from '../../schemas/event.ts';
 import { recordOf } from '../../machines/recorded.ts';
 import { draft, take } from './kit.ts';

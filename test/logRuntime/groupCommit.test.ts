@@ -2,11 +2,8 @@ import t from 'tap';
 import { InternalError } from '../../actors/runtime/errors.ts';
 import type { EventDraft, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
-import {
-  LogRuntime,
-  type LogFolder,
-  type SpeculativeDecision,
-} from '../../actors/runtime/logRuntime/logRuntime.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
+import type { LogFolder, SpeculativeDecision } from '../../actors/runtime/logRuntime/decision.ts';
 import { recordOf } from '../../machines/recorded.ts';
 
 // Group commit is about order, batching and undo, not event types: the typed draft is bypassed on purpose.

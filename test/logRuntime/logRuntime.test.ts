@@ -11,7 +11,8 @@ import {
 import { FileJournal } from '../../actors/runtime/journal/fileJournal.ts';
 import type { EventDraft, Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
-import { LogRuntime, type LogFolder } from '../../actors/runtime/logRuntime/logRuntime.ts';
+import { LogRuntime } from '../../actors/runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../../actors/runtime/logRuntime/decision.ts';
 import { RETRY_ON_SEQ_CONFLICT } from '../../actors/runtime/logRuntime/retryPolicy.ts';
 import { recordOf } from '../../machines/recorded.ts';
 

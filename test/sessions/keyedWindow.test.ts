@@ -7,12 +7,9 @@ import t from 'tap';
 import type { Outcome } from '../../machines/beads/decision.ts';
 import { evolve } from '../../machines/beads/evolve.ts';
 import { createModel, type BeadModel } from '../../machines/beads/model.ts';
-import {
-  decideAcceptRequest,
-  decideBeginStart,
-  decideCreateSession,
-  decideStarted,
-} from '../../machines/sessions/decide.ts';
+import { decideBeginStart, decideStarted } from '../../machines/sessions/decide.ts';
+import { decideCreateSession } from '../../machines/sessions/decideCreate.ts';
+import { decideAcceptRequest } from '../../machines/sessions/decideRequests.ts';
 import { KEYED_WINDOW, keyedAccepts, lookupKeyed } from '../../machines/sessions/keyedRequests.ts';
 import { K, sessionOf } from '../../machines/sessions/sessionRecord.ts';
 import { requestHash } from '../../actors/beads/idempotency.ts';

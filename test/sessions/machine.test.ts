@@ -7,12 +7,9 @@ import type { Outcome } from '../../machines/beads/decision.ts';
 import { evolve } from '../../machines/beads/evolve.ts';
 import { createModel, type BeadModel } from '../../machines/beads/model.ts';
 import {
-  decideAcceptRequest,
   decideBeginStart,
   decideClose,
-  decideCreateSession,
   decideDied,
-  decideFinishRequest,
   decideIdleKilled,
   decideKilled,
   decideQuarantineOver,
@@ -21,6 +18,8 @@ import {
   decideSuspended,
   decideWake,
 } from '../../machines/sessions/decide.ts';
+import { decideCreateSession } from '../../machines/sessions/decideCreate.ts';
+import { decideAcceptRequest, decideFinishRequest } from '../../machines/sessions/decideRequests.ts';
 import { planTick, type SeenRuntime } from '../../machines/sessions/plan.ts';
 import { SESSION_STATES, sessionOf, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { DEFAULT_SESSION_THRESHOLDS, restartBackoffMs } from '../../machines/sessions/thresholds.ts';

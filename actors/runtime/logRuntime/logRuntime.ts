@@ -1,48 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RecordEvent } from '../../../machines/recorded.ts';
-import { isSeqConflict, partlyStored, UnavailableError } from '../errors.ts';
-import type { EventClock } from '../eventClock.ts';
+import { isSeqConflict, UnavailableError } from '../errors.ts';
 import type { CustomEventDraft } from '../../../schemas/event.ts';
-import type { Journal, JournalDraft, JournalEvent, Subscription } from '../journal/journal.ts';
+import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
+import { appendRecords, stampDraft, type AppendOptions } from './appendRecords.ts';
+import type { Decision, LogFolder, SpeculativeDecision, UntypedDecision } from './decision.ts';
 import { backoffMs, RETRY_ON_SEQ_CONFLICT, type RetryPolicy } from './retryPolicy.ts';
-
-/**
- * A read model of one log: it is handed every event of the log exactly once, in seq order, whoever wrote
- * it (a decider of this runtime, another process, a replay at start-up).
- * @throws DamagedRecordError from `fold` for a record it cannot read; the runtime stops there.
- */
-export interface LogFolder {
-  fold(events: readonly JournalEvent[]): void;
-  /**
-   * A folder that reads only the events of one family: when it attaches behind the runtime's head, the
-   * events up to the head whose type does not start with this are left out (the file journal never parses
-   * their lines), and `caughtUp` is then told the head. From the head on it is handed every event, as
-   * every folder is. A city's services attach one after another at start-up, each from the log's start:
-   * each read and parsed the whole log again, which doubled a 100-city supervisor's cold start.
-   */
-  readonly typePrefix?: string;
-  /** The folder has now seen the log up to `seq`: the events it was not handed there are not its own. */
-  caughtUp?(seq: number): void;
-}
-
-/** What one attempt decided: the records to append as one batch, and what to do once they are durable. */
-export interface Decision<T> {
-  records: readonly RecordEvent[];
-  /** Commits the decided state and runs its effects; called only once every record is stored. */
-  commit(stored: readonly JournalEvent[]): T;
-}
-
-/**
- * A decision that may be group-committed: taken against the decider's model with the records of the
- * decisions before it in the same round already applied (`apply`), and written with them in one batch.
- * Should that batch fail, `apply`'s undo takes the records back out, last round member first.
- */
-export interface SpeculativeDecision<T> extends Decision<T> {
-  /** False when `apply` could not be undone (the decision then goes alone, applied once durable). */
-  undoable: boolean;
-  /** Applies the records, as they will be stored, to the decider's model; returns how to take them back. */
-  apply(events: readonly JournalEvent[]): () => void;
-}
 
 /** The most decisions one round writes together (bounds a batch's size and a failure's blast radius). */
 const MAX_ROUND = 256;
@@ -58,26 +20,12 @@ interface Joinable {
 
 type Task = { kind: 'exclusive'; run(): Promise<void> } | ({ kind: 'joinable' } & Joinable);
 
-/** The storage-level form of a decision: what `run` and `appendCustom` both reduce to. */
-interface UntypedDecision<T> {
-  records: readonly { draft: JournalDraft; msgId?: string }[];
-  commit(stored: readonly JournalEvent[]): T;
-}
-
-export interface LogRuntimeOptions {
+export interface LogRuntimeOptions extends AppendOptions {
   retry?: RetryPolicy;
-  /** Stamps each record's `ts` as it is appended (absent: the journal stamps it). */
-  clock?: EventClock;
   /** Events read per `list` while folding. */
   pageSize?: number;
   /** Told when following the log fails (it is retried). */
   onError?: (err: unknown) => void;
-  /**
-   * Asked before every append with the drafts about to be written; throws to refuse them (nothing is
-   * written). The cluster's ownership fence (actors/supervisor/cluster/cityFence.ts): a supervisor that does not hold
-   * a city's lease, or whose log names another owner, never writes to it.
-   */
-  guard?: (drafts: readonly JournalDraft[]) => void;
 }
 
 /**
@@ -290,7 +238,7 @@ export class LogRuntime {
         rest = round.slice(i);
         break;
       }
-      const events = decision.records.map((r, j) => this.#stamp(r.draft, seq + 1 + j));
+      const events = decision.records.map((r, j) => stampDraft(r.draft, seq + 1 + j, this.options.clock));
       seq += events.length;
       taken.push({ task, decision, events });
       if (writes && !decision.undoable) {
@@ -362,16 +310,6 @@ export class LogRuntime {
     this.#queue.unshift(...again.map((task) => ({ kind: 'joinable' as const, ...task })));
   }
 
-  /** The draft as it will be stored at `seq`: stamped now, so a speculative fold sees the stored event. */
-  #stamp(draft: JournalDraft, seq: number): JournalEvent {
-    const ts = draft.ts ?? (this.options.clock ? this.options.clock.next() : new Date().toISOString());
-    const event: JournalEvent = { seq, type: draft.type, ts, actor: draft.actor };
-    if (draft.subject !== undefined) event.subject = draft.subject;
-    if (draft.message !== undefined) event.message = draft.message;
-    if (draft.payload !== undefined) event.payload = draft.payload;
-    return event;
-  }
-
   async #attempt<T>(decide: () => UntypedDecision<T>, origin: LogFolder | undefined): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const decision = decide();
@@ -392,47 +330,21 @@ export class LogRuntime {
   }
 
   /**
-   * Appends one decision's records: one atomic batch where the backend has them, else one by one. When
-   * only part lands, `beforePartialFold` runs before that part is folded (a round takes its speculative
-   * applies back first, or the folder would skip the landed events as already folded).
+   * Appends one decision's records (see appendRecords). When only part lands, `beforePartialFold` runs
+   * before that part is folded (a round takes its speculative applies back first, or the folder would skip
+   * the landed events as already folded).
    */
-  async #append(
+  #append(
     records: UntypedDecision<unknown>['records'],
     beforePartialFold?: () => void,
   ): Promise<JournalEvent[]> {
-    const clock = this.options.clock;
-    this.options.guard?.(records.map((r) => r.draft));
-    const drafts: JournalDraft[] = records.map((r) =>
-      clock && r.draft.ts === undefined ? { ...r.draft, ts: clock.next() } : r.draft,
-    );
-    if (this.journal.appendBatch) {
-      // The batch is one write, so one dedupe key stands for all of its records' keys.
-      const ids = records.flatMap((r) => (r.msgId === undefined ? [] : [r.msgId]));
-      const msgId = ids.length > 0 ? ids.join('+') : undefined;
-      return this.journal.appendBatch(drafts, {
-        expectedSeq: this.#head,
-        ...(msgId !== undefined ? { msgId } : {}),
-      });
-    }
-    const written: JournalEvent[] = [];
-    try {
-      for (const [i, draft] of drafts.entries()) {
-        const id = records[i]!.msgId;
-        const expectedSeq = written.length > 0 ? written[written.length - 1]!.seq : this.#head;
-        written.push(
-          await this.journal.append(draft, { expectedSeq, ...(id !== undefined ? { msgId: id } : {}) }),
-        );
-      }
-      return written;
-    } catch (err) {
-      if (written.length === 0) throw err;
+    return appendRecords(this.journal, records, this.#head, this.options, (written) => {
       // What did land is in the log, so it is part of the state: fold it in before giving up. The decision
       // is then partly stored, which is no refusal (the truth rule, README "Durability").
       this.#head = written[written.length - 1]!.seq;
       beforePartialFold?.();
       for (const folder of this.#folders) folder.fold(written);
-      throw partlyStored(this.journal.name, err);
-    }
+    });
   }
 
   /**

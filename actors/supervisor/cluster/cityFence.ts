@@ -2,7 +2,8 @@ import { recordOf } from '../../../machines/recorded.ts';
 import { payloadAs } from '../../../schemas/eventDecode.ts';
 import { NotOwnerError } from '../../runtime/errors.ts';
 import type { JournalDraft, JournalEvent } from '../../runtime/journal/journal.ts';
-import type { LogFolder, LogRuntime } from '../../runtime/logRuntime/logRuntime.ts';
+import type { LogRuntime } from '../../runtime/logRuntime/logRuntime.ts';
+import type { LogFolder } from '../../runtime/logRuntime/decision.ts';
 import type { LeaseOwner } from './cityLeases.ts';
 
 /** The event a new owner fences a city's log with. */
