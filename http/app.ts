@@ -34,6 +34,7 @@ import { buildValidator } from './strictBody.ts';
 import { registerClusterRouting } from './clusterRouting.ts';
 import { registerClusterUpgrade } from './clusterUpgrade.ts';
 import { registerBodyParsers } from './bodyParsers.ts';
+import { problemOnClientError } from './clientError.ts';
 
 export type App = FastifyInstance;
 
@@ -57,6 +58,8 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     frameworkErrors: (err, request, reply) => {
       void sendProblem(reply.header('X-GC-Request-Id', request.id), toProblem(err));
     },
+    // And what Node's HTTP parser refuses before Fastify sees a request (a bare CR or LF in a header…).
+    clientErrorHandler: problemOnClientError,
     // Bodies are validated without type coercion, queries and paths with it (http/strictBody.ts).
     // (Fastify's declared factory type does not match how it calls the compiler: `{schema, httpPart, …}`.)
     // Compiled validators and serializers are kept per schema object for the process (tests build many apps).

@@ -61,7 +61,9 @@ t.test('the reporter turns agent views into agent-machine actors under their cit
 const CITY = 'dock';
 const base = `/v0/city/${CITY}`;
 
-if (!hasTmux()) t.test('agents on a real supervisor', (t) => t.plan(0, 'tmux is not on PATH'));
+// CI installs tmux: there a missing tmux is a failure, elsewhere a visible skip.
+if (!hasTmux() && process.env.CI) t.fail('tmux is not on PATH; CI must install it (.ci/run)');
+else if (!hasTmux()) t.test('agents on a real supervisor', (t) => t.plan(0, 'tmux is not on PATH'));
 else
   t.test('a real agent is listed with its state, moves when it runs, and leaves when deleted', async (t) => {
     const s = await (await agentSupervisor(t, CITY))();

@@ -93,6 +93,45 @@ t.test('orders names by UTF-8 bytes, not UTF-16 units', async (t) => {
   );
 });
 
+t.test('a name that is a prefix of another sorts first (a before ab), as Go sorts strings', async (t) => {
+  t.ok(compareBytewise('a', 'ab') < 0, 'a < ab');
+  t.ok(compareBytewise('ab', 'a') > 0, 'ab > a');
+  t.equal(compareBytewise('ab', 'ab'), 0);
+  t.equal(
+    formatCursor(
+      new Map([
+        ['ab', 1],
+        ['a', 2],
+        ['abc', 3],
+      ]),
+    ),
+    'a:2,ab:1,abc:3',
+  );
+  const tracker = new CursorTracker(new Map([['city-2', 5]]));
+  tracker.set('city', 1);
+  tracker.set('city-22', 7);
+  t.equal(tracker.format(), 'city:1,city-2:5,city-22:7', 'the stream tracker keeps the same order');
+});
+
+t.test('compareBytewise agrees with a comparison of the UTF-8 bytes, for random names', async (t) => {
+  // The oracle: Buffer.compare over the UTF-8 encoding is Go's order by definition. Names are drawn from a
+  // small alphabet (ASCII, a BMP letter, U+FFFD and an astral character) so prefixes and ties are common.
+  const alphabet = ['a', 'b', '-', ':', '_', 'Z', '\u00e9', '\uFFFD', '\u{1F600}'];
+  let seed = 12345;
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const name = () =>
+    Array.from({ length: Math.floor(rand() * 4) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join(
+      '',
+    );
+  const wrong: string[] = [];
+  for (let i = 0; i < 5000; i++) {
+    const [a, b] = [name(), name()];
+    const want = Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    if (Math.sign(compareBytewise(a, b)) !== want) wrong.push(`${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
+  t.same(wrong.slice(0, 10), [], 'every pair ordered as its bytes');
+});
+
 t.test('captureCursor keeps logs with events and says 0 when every log is empty', async (t) => {
   const sup = new MemoryJournal('__supervisor__');
   const alpha = new MemoryJournal('alpha');

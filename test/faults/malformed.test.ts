@@ -13,6 +13,8 @@ import { operationsOf, type OpenApiDoc } from './openapiOps.ts';
  * path traversal in names and dirs, header injection, bad query values, unknown routes, missing
  * X-GC-Request), injected into an app over a real supervisor that holds cities, beads, mail and a convoy.
  * Every answer must be a 4xx Problem Details, nothing may crash or hang, and no state may change.
+ * `inject` skips Node's HTTP parser: the header-injection and huge-body cases also go over a real socket
+ * (malformedSocket.test.ts).
  */
 const COUNT = Number(process.env.GC_FAULT_MALFORMED ?? 10_000);
 const CONCURRENCY = 16;
