@@ -704,7 +704,7 @@ t.test('events acknowledged before a SIGKILL survive it', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'events.jsonl');
   const script = join(dir, 'writer.mts');
-  const module = fileURLToPath(new URL('../actors/journal/fileJournal.ts', import.meta.url));
+  const module = fileURLToPath(new URL('../actors/runtime/journal/fileJournal.ts', import.meta.url));
   await writeFile(
     script,
     `import { FileJournalBackend } from ${JSON.stringify(module)};
