@@ -49,6 +49,8 @@ export interface CityConfig {
    * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
    */
   session?: Record<string, string | number>;
+  /** `[daemon]`'s scalar keys as written (`shutdown_timeout = "5s"`: how long a city's stop waits). */
+  daemon?: Record<string, string | number>;
   /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
   services?: unknown[];
   /**
@@ -143,6 +145,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(doc.daemon && typeof doc.daemon === 'object' ? { daemon: sessionTable(doc.daemon) } : {}),
     ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };
 }

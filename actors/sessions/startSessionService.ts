@@ -69,7 +69,11 @@ export async function startSessionService(
     runtime,
     config: city.config,
     logger: city.logger ?? defaultLogger(),
-    thresholds: { ...thresholdsFrom(city.config.session ?? {}), ...options.thresholds },
+    thresholds: {
+      ...thresholdsFrom(city.config.session ?? {}),
+      ...shutdownTimeoutFrom(city.config.daemon),
+      ...options.thresholds,
+    },
     ...(options.env ? { env: options.env } : {}),
   });
   await service.startService();
@@ -80,6 +84,7 @@ export async function startSessionService(
       reporter?.();
       await service.stopService();
     },
+    end: () => service.endSessions(),
   };
 }
 
@@ -150,4 +155,17 @@ export function thresholdsFrom(table: Record<string, string | number>): Partial<
     }
   }
   return out;
+}
+
+/** `[daemon] shutdown_timeout` (upstream's key): how long a city's stop waits after interrupting its sessions. */
+export function shutdownTimeoutFrom(
+  daemon: Record<string, string | number> | undefined,
+): Partial<SessionThresholds> {
+  const value = daemon?.shutdown_timeout;
+  if (value === undefined) return {};
+  try {
+    return { shutdownTimeoutMs: parseDuration(typeof value === 'number' ? `${value}ms` : value) };
+  } catch (err) {
+    throw new Error(`city.toml [daemon] shutdown_timeout: ${(err as Error).message}`, { cause: err });
+  }
 }
