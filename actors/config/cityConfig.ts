@@ -131,10 +131,13 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   });
   const namedSessions = (Array.isArray(doc.named_session) ? doc.named_session : []).map((n) => {
     const t = (n ?? {}) as Record<string, unknown>;
+    // A rig's named session (stamped by its pack) is `<rig>/<name>`, backed by `<rig>/<template>`.
+    const dir = str(t.dir);
+    const inRig = (n: string) => (dir && n !== '' ? `${dir}/${n}` : n);
     const template = str(t.template) ?? '';
     return {
-      name: str(t.name) ?? template,
-      template,
+      name: inRig(str(t.name) ?? template),
+      template: inRig(template),
       mode: t.mode === 'always' ? 'always' : 'on_demand',
     } satisfies NamedSessionConfig;
   });

@@ -11,6 +11,7 @@ import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
+import { sessionRuntimeOf } from '../../machines/config/sessionProvider.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { SessionService } from './sessionService.ts';
@@ -58,10 +59,14 @@ export async function startSessionService(
 ): Promise<CityService & { service: SessionService }> {
   const store = city.started?.[BEAD_SERVICE];
   if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
-  const runtime = openRuntimeProvider(options.runtime ?? runtimeKindFrom(process.env), {
-    city: city.name,
-    home: city.home ?? city.path,
-  });
+  // The tests' choice, then the city's `[session] provider`, then the supervisor's environment.
+  const runtime = openRuntimeProvider(
+    options.runtime ?? sessionRuntimeOf(city.config.session) ?? runtimeKindFrom(process.env),
+    {
+      city: city.name,
+      home: city.home ?? city.path,
+    },
+  );
   const service = new SessionService({
     city: city.name,
     path: city.path,
@@ -132,6 +137,20 @@ const DURATIONS: Record<string, keyof SessionThresholds> = {
   create_timeout: 'createWaitMs',
   message_timeout: 'messageTimeoutMs',
 };
+/**
+ * Upstream `[session]` keys that are not thresholds: `provider` chooses the runtime (above); the others
+ * are read but not applied (config validation warns about them).
+ */
+const NOT_THRESHOLDS = new Set([
+  'provider',
+  'socket',
+  'setup_timeout',
+  'nudge_ready_timeout',
+  'nudge_retry_interval',
+  'nudge_lock_timeout',
+  'debounce_ms',
+  'display_ms',
+]);
 const COUNTS: Record<string, keyof SessionThresholds> = {
   max_wake_attempts: 'maxWakeAttempts',
   max_wakes_per_tick: 'maxWakesPerTick',
@@ -144,6 +163,7 @@ const COUNTS: Record<string, keyof SessionThresholds> = {
 export function thresholdsFrom(table: Record<string, string | number>): Partial<SessionThresholds> {
   const out: Partial<SessionThresholds> = {};
   for (const [key, value] of Object.entries(table)) {
+    if (NOT_THRESHOLDS.has(key)) continue;
     try {
       if (key in DURATIONS)
         out[DURATIONS[key]!] = parseDuration(typeof value === 'number' ? `${value}ms` : value);
