@@ -13,6 +13,7 @@ import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../supervisor/supervisorConfig.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE } from './sessionApi.ts';
+import { cityEnvironment } from './sessionEnv.ts';
 import { SessionService } from './sessionService.ts';
 
 export interface SessionServiceFactoryOptions {
@@ -65,7 +66,10 @@ export async function startSessionService(
     config: city.config,
     logger: city.logger ?? defaultLogger(),
     thresholds: { ...thresholdsFrom(city.config.session ?? {}), ...options.thresholds },
-    ...(options.env ? { env: options.env } : {}),
+    env: {
+      ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
+      ...options.env,
+    },
   });
   await service.startService();
   const reporter = city.observer ? await reportSessionActors(city, store, service) : undefined;

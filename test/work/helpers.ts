@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
 import { nodeChild } from '../helpers/childEnv.ts';
 import { ROOT, runGc, type GcResult } from '../cli/helpers/gc.ts';
 import { startSupervisorProc, type SupervisorProc } from '../cli/helpers/supervisorProc.ts';
@@ -35,14 +36,29 @@ export interface WorkCity {
   gc(args: string[], extra?: NodeJS.ProcessEnv): Promise<GcResult>;
 }
 
-export async function workCity(t: Test, opts: { natsUrl?: string; name?: string } = {}): Promise<WorkCity> {
-  const sup = await startSupervisorProc(t, { natsUrl: opts.natsUrl });
+export async function workCity(
+  t: Test,
+  opts: { natsUrl?: string; name?: string; startCommand?: string } = {},
+): Promise<WorkCity> {
+  // Sessions run on tmux; the city's tmux server is killed when the test ends (the supervisor child is
+  // SIGKILLed and would leave it behind).
+  const sup = await startSupervisorProc(t, { natsUrl: opts.natsUrl, env: { GC_SESSION_RUNTIME: 'tmux' } });
   const name = opts.name ?? 'alpha';
-  const dir = join(sup.cities, name);
-  const made = await runGc(['city', 'create', dir, '--start-command', 'sleep 600', '--wait'], {
-    env: sup.env,
-    cwd: sup.home,
+  t.teardown(() => {
+    try {
+      execFileSync('tmux', ['-L', tmuxSocketFor(name, sup.home), 'kill-server'], { stdio: 'ignore' });
+    } catch {
+      // No server was started.
+    }
   });
+  const dir = join(sup.cities, name);
+  const made = await runGc(
+    ['city', 'create', dir, '--start-command', opts.startCommand ?? 'sleep 600', '--wait'],
+    {
+      env: sup.env,
+      cwd: sup.home,
+    },
+  );
   if (made.code !== 0) throw new Error(`city create failed: ${made.stderr}`);
   const env = { ...sup.env, GC_API: sup.url, GC_CITY: name, BEADS_ACTOR: 'tester' };
   return {
