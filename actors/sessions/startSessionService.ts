@@ -13,6 +13,7 @@ import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE } from './sessionApi.ts';
+import { installClaudeHooks } from './providerHooks.ts';
 import { cityEnvironment } from './sessionEnv.ts';
 import { SessionService } from './sessionService.ts';
 
@@ -58,6 +59,12 @@ export async function startSessionService(
     city: city.name,
     home: city.home ?? city.path,
   });
+  // Provider hooks: a city whose .claude/settings.json is broken still starts (its sessions run without).
+  try {
+    installClaudeHooks(city.path);
+  } catch (err) {
+    (city.logger ?? defaultLogger()).warn({ err, city: city.name }, 'provider hooks not installed');
+  }
   const service = new SessionService({
     city: city.name,
     path: city.path,
