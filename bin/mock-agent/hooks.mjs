@@ -7,7 +7,9 @@ import { join } from 'node:path';
 
 /** The hook commands by event (empty when no settings file is found or it has no hooks). */
 export function loadHooks(cwd, env, flag) {
-  const file = flag || env.GC_MOCK_SETTINGS || join(cwd, '.claude', 'settings.json');
+  // $GC_MOCK_SETTINGS may name the file through the session's variables: `${GC_CITY_RUNTIME_DIR}/settings.json`.
+  const fromEnv = env.GC_MOCK_SETTINGS?.replace(/\$\{(\w+)\}/g, (_, k) => env[k] ?? '');
+  const file = flag || fromEnv || join(cwd, '.claude', 'settings.json');
   if (!existsSync(file)) return { file: undefined, events: {} };
   let settings;
   try {

@@ -131,6 +131,7 @@ export async function closeCmd(ctx: BdContext): Promise<void> {
       const bead = await getBead(ctx.client, id);
       done.push(toIssue(bead));
       if (!ctx.json) ctx.out(`✓ Closed ${bead.id} — ${bead.title}: ${reason || 'Closed'}`);
+      await autocloseConvoy(ctx, bead);
     } catch (err) {
       if (!(err instanceof ApiFailure) && !(err instanceof BdError && /no issue found/.test(err.message)))
         throw err;
@@ -164,4 +165,23 @@ export async function reopenCmd(ctx: BdContext): Promise<void> {
     }
   }
   if (ctx.json && done.length > 0) ctx.out(jsonText(done));
+}
+
+/**
+ * What upstream's bd on_close hook does through `gc convoy autoclose`: once the last member of a convoy
+ * closes, the convoy closes (unless it is `owned`: a manual lifecycle). Best effort, as upstream: a
+ * failure here never fails the close.
+ */
+async function autocloseConvoy(ctx: BdContext, bead: Bead): Promise<void> {
+  if (!bead.parent) return;
+  try {
+    const parent = await getBead(ctx.client, bead.parent);
+    if (parent.issue_type !== 'convoy' || parent.status === 'closed' || parent.labels?.includes('owned'))
+      return;
+    const base = `${await ctx.client.cityPath()}/convoy/${encodeURIComponent(parent.id)}`;
+    const check = (await ctx.client.call('GET', `${base}/check`)).body as { complete?: boolean };
+    if (check.complete) await ctx.client.call('POST', `${base}/close`);
+  } catch {
+    // The bead is closed; the convoy is checked again by `gc convoy check`.
+  }
 }

@@ -38,11 +38,14 @@ export interface WorkCity {
 
 export async function workCity(
   t: Test,
-  opts: { natsUrl?: string; name?: string; startCommand?: string } = {},
+  opts: { natsUrl?: string; name?: string; startCommand?: string; supervisorEnv?: NodeJS.ProcessEnv } = {},
 ): Promise<WorkCity> {
   // Sessions run on tmux; the city's tmux server is killed when the test ends (the supervisor child is
   // SIGKILLed and would leave it behind).
-  const sup = await startSupervisorProc(t, { natsUrl: opts.natsUrl, env: { GC_SESSION_RUNTIME: 'tmux' } });
+  const sup = await startSupervisorProc(t, {
+    natsUrl: opts.natsUrl,
+    env: { GC_SESSION_RUNTIME: 'tmux', ...opts.supervisorEnv },
+  });
   const name = opts.name ?? 'alpha';
   t.teardown(() => {
     try {
