@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+
 import { parse, stringify } from 'smol-toml';
 import type { ProviderPreset } from '../sessions/runtime/presets.ts';
+import { cityTomlPath } from '../runtime/cityPaths.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityConfigRegistry {
+    parsed: CityConfig;
+  }
+}
 
 /** One `[[agent]]` table: a template of sessions (upstream's keys). */
 export interface AgentConfig {
@@ -51,7 +58,7 @@ export interface CityConfig {
   providers?: Record<string, ProviderPreset>;
 }
 
-export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');
+export { cityTomlPath };
 
 /** The `city.toml` a new city is scaffolded with. Pure. */
 export function renderCityToml(name: string, cfg: Omit<CityConfig, 'agents'>): string {

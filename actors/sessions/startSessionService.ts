@@ -4,18 +4,24 @@
  */
 import { execFileSync } from 'node:child_process';
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
-import { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/beadStore.ts';
 import type { CityService, CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
-import { SessionActorReporter } from '../inspect/sessionActors.ts';
+import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
-import { SESSION_SERVICE } from './sessionApi.ts';
+import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { installClaudeHooks } from './providerHooks.ts';
 import { cityEnvironment } from './sessionEnv.ts';
 import { SessionService } from './sessionService.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    sessions: SessionApi;
+  }
+}
 
 export interface SessionServiceFactoryOptions {
   /** tmux (the default where tmux is installed), subprocess (elsewhere), or the tests' fake. */
@@ -52,9 +58,8 @@ export async function startSessionService(
   city: CityServiceContext,
   options: SessionServiceFactoryOptions = {},
 ): Promise<CityService & { service: SessionService }> {
-  const store = city.started?.get(BEAD_SERVICE);
-  if (!(store instanceof BeadStore))
-    throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
+  const store = city.started?.[BEAD_SERVICE];
+  if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
   const runtime = openRuntimeProvider(options.runtime ?? runtimeKindFrom(process.env), {
     city: city.name,
     home: city.home ?? city.path,
@@ -109,7 +114,9 @@ async function reportSessionActors(
 }
 
 /** The factory the supervisor's default services list holds. */
-export function sessionServiceFactory(options: SessionServiceFactoryOptions = {}): CityServiceFactory {
+export function sessionServiceFactory(
+  options: SessionServiceFactoryOptions = {},
+): CityServiceFactory<typeof SESSION_SERVICE> {
   return {
     name: SESSION_SERVICE,
     phase: 'validating_agents',
