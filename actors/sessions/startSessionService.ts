@@ -14,6 +14,8 @@ import { parseDuration } from '../runtime/duration.ts';
 import { sessionRuntimeOf } from '../../machines/config/sessionProvider.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
+import { installClaudeHooks } from './providerHooks.ts';
+import { cityEnvironment } from './sessionEnv.ts';
 import { SessionService } from './sessionService.ts';
 
 declare module '../runtime/cityServices.ts' {
@@ -67,6 +69,12 @@ export async function startSessionService(
       home: city.home ?? city.path,
     },
   );
+  // Provider hooks: a city whose .claude/settings.json is broken still starts (its sessions run without).
+  try {
+    installClaudeHooks(city.path);
+  } catch (err) {
+    (city.logger ?? defaultLogger()).warn({ err, city: city.name }, 'provider hooks not installed');
+  }
   const service = new SessionService({
     city: city.name,
     path: city.path,
@@ -79,7 +87,10 @@ export async function startSessionService(
       ...shutdownTimeoutFrom(city.config.daemon),
       ...options.thresholds,
     },
-    ...(options.env ? { env: options.env } : {}),
+    env: {
+      ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
+      ...options.env,
+    },
   });
   await service.startService();
   const reporter = city.observer ? await reportSessionActors(city, store, service) : undefined;
