@@ -11,7 +11,7 @@ import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from '../inspect/sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
-import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
+import { openRuntimeProvider, parseRuntimeKind, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE } from './sessionApi.ts';
 import { SessionService } from './sessionService.ts';
 
@@ -35,15 +35,30 @@ function hasTmux(): boolean {
   return tmuxPresent;
 }
 
-const RUNTIMES: readonly RuntimeKind[] = ['tmux', 'subprocess', 'fake'];
+const RUNTIMES = 'tmux, subprocess, fake or exec:<script>';
 
 /** `GC_SESSION_RUNTIME` chooses the runtime for every city; unset: tmux when installed, else subprocess. */
 export function runtimeKindFrom(env: NodeJS.ProcessEnv): RuntimeKind {
   const asked = env.GC_SESSION_RUNTIME;
-  if (asked && (RUNTIMES as readonly string[]).includes(asked)) return asked as RuntimeKind;
-  if (asked)
-    throw new Error(`GC_SESSION_RUNTIME must be one of ${RUNTIMES.join(', ')}, not ${JSON.stringify(asked)}`);
+  if (asked) {
+    const kind = parseRuntimeKind(asked);
+    if (!kind) throw new Error(`GC_SESSION_RUNTIME must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+    return kind;
+  }
   return hasTmux() ? 'tmux' : 'subprocess';
+}
+
+/**
+ * The runtime a city's `[session] provider` names (upstream's key), else the supervisor's choice.
+ * @throws Error naming the key for a value that names no runtime (the city's start fails with it).
+ */
+export function cityRuntimeKind(table: Record<string, string | number>, env: NodeJS.ProcessEnv): RuntimeKind {
+  const asked = table.provider;
+  if (asked === undefined || asked === '') return runtimeKindFrom(env);
+  const kind = typeof asked === 'string' ? parseRuntimeKind(asked) : undefined;
+  if (!kind)
+    throw new Error(`city.toml [session] provider must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+  return kind;
 }
 
 export async function startSessionService(
@@ -53,10 +68,13 @@ export async function startSessionService(
   const store = city.started?.get(BEAD_SERVICE);
   if (!(store instanceof BeadStore))
     throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
-  const runtime = openRuntimeProvider(options.runtime ?? runtimeKindFrom(process.env), {
-    city: city.name,
-    home: city.home ?? city.path,
-  });
+  const runtime = openRuntimeProvider(
+    options.runtime ?? cityRuntimeKind(city.config.session ?? {}, process.env),
+    {
+      city: city.name,
+      home: city.home ?? city.path,
+    },
+  );
   const service = new SessionService({
     city: city.name,
     path: city.path,
@@ -132,6 +150,8 @@ const COUNTS: Record<string, keyof SessionThresholds> = {
 export function thresholdsFrom(table: Record<string, string | number>): Partial<SessionThresholds> {
   const out: Partial<SessionThresholds> = {};
   for (const [key, value] of Object.entries(table)) {
+    // The runtime's name, not a threshold (cityRuntimeKind reads it).
+    if (key === 'provider') continue;
     try {
       if (key in DURATIONS)
         out[DURATIONS[key]!] = parseDuration(typeof value === 'number' ? `${value}ms` : value);

@@ -33,7 +33,9 @@ export interface RuntimeHarness {
   realProcesses: boolean;
   /** The shell command that runs this runtime's mock agent with `args` (default: bin/gc-mock-agent.mjs). */
   agentCommand?: (...args: string[]) => string;
-  /** Deaths are seen with their exit status (default true; exec's protocol carries none). */
+  /** attachCommand gives an argv (default: where `capabilities.attach`); else it is UnsupportedOperationError. */
+  attach?: boolean;
+  /** Deaths are seen with their exit status, sessions with their pid (default true; exec's protocol has neither). */
   exitCodes?: boolean;
 }
 
@@ -131,7 +133,7 @@ export function runtimeConformance(t: Test, harness: RuntimeHarness): void {
       identity: { sessionId: 'gc-a', city: 'conformance' },
     });
     t.match(all.get(b), { running: true, identity: { sessionId: 'gc-b' } });
-    t.type(all.get(a)?.pid, 'number', 'a pid is known');
+    if (exitCodes) t.type(all.get(a)?.pid, 'number', 'a pid is known');
     t.equal(all.get(a)?.exitCode, undefined, 'a running session has no exit code');
     if (provider.capabilities.activity) t.ok((all.get(a)?.lastActivity ?? 0) > 0, 'activity time is known');
     const onlyA = await provider.observe(a);
@@ -269,7 +271,7 @@ export function runtimeConformance(t: Test, harness: RuntimeHarness): void {
     const { provider, name, mock } = await setup(t);
     const s = name();
     await provider.start(s, mock('c14'));
-    if (provider.capabilities.attach) {
+    if (harness.attach ?? provider.capabilities.attach) {
       const argv = provider.attachCommand(s);
       t.ok(
         argv.length > 0 && argv.some((a) => a.includes(s)),
