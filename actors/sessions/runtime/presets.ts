@@ -34,6 +34,16 @@ export interface ProviderPreset {
   printArgs?: string[];
 }
 
+/** The mock ACP agent's path (bin/gc-mock-acp-agent.mjs), found as mockAgentPath finds its sibling. */
+export function mockAcpAgentPath(): string {
+  return mockAgentPath().replace(/gc-mock-agent\.mjs$/, 'gc-mock-acp-agent.mjs');
+}
+
+/** The shell command that runs the mock ACP agent with `args`. */
+export function mockAcpAgentCommand(...args: string[]): string {
+  return [process.execPath, mockAcpAgentPath(), ...args].map(shellQuote).join(' ');
+}
+
 /**
  * The mock agent's path, from the source tree (run through tsx) and from dist/ after a build alike: bin/ is
  * not compiled, so it is one folder further up from dist/actors/sessions/runtime than from the source.

@@ -103,6 +103,8 @@ export interface Observation {
   pid?: number;
   /** Exit status of a dead process, when known. */
   exitCode?: number;
+  /** Why the runtime ended the session itself (an ACP agent that broke the protocol). */
+  error?: string;
   /** Last output time (ms since epoch), 0 when unknown. */
   lastActivity: number;
   attached: boolean;
