@@ -35,7 +35,7 @@ function hasTmux(): boolean {
   return tmuxPresent;
 }
 
-const RUNTIMES = 'tmux, subprocess, fake or exec:<script>';
+const RUNTIMES = 'tmux, subprocess, acp, fake or exec:<script>';
 
 /** `GC_SESSION_RUNTIME` chooses the runtime for every city; unset: tmux when installed, else subprocess. */
 export function runtimeKindFrom(env: NodeJS.ProcessEnv): RuntimeKind {

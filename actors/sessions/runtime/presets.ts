@@ -27,6 +27,8 @@ export interface ProviderPreset {
   /** Expect a bypass-permissions dialog at start. */
   emitsPermissionWarning?: boolean;
   supportsAcp?: boolean;
+  /** The command that speaks ACP on stdio, where it is not `command` itself (an adapter). */
+  acpCommand?: string;
   supportsHooks?: boolean;
   /** The instructions file the CLI reads in its working directory. */
   instructionsFile?: string;
@@ -86,6 +88,8 @@ function makePresets(): Record<string, ProviderPreset> {
       sessionIdFlag: '--session-id',
       resumeFlag: '--resume',
       resumeStyle: 'flag',
+      supportsAcp: true,
+      acpCommand: `node ${shellQuote(mockAcpAgentPath())}`,
     },
     claude: {
       name: 'claude',
@@ -99,6 +103,8 @@ function makePresets(): Record<string, ProviderPreset> {
       resumeStyle: 'flag',
       emitsPermissionWarning: true,
       supportsAcp: true,
+      // Claude Code speaks ACP through its adapter (npm @zed-industries/claude-code-acp).
+      acpCommand: 'claude-code-acp',
       supportsHooks: true,
       instructionsFile: 'CLAUDE.md',
       printArgs: ['-p'],

@@ -93,6 +93,8 @@ export interface StartConfig {
   readyPromptPrefix?: string;
   /** Without a prompt prefix: wait this long before the start counts as done. */
   readyDelayMs?: number;
+  /** `acp`: the agent speaks the Agent Client Protocol (an agent's `session = "acp"`). */
+  transport?: 'acp';
 }
 
 export interface Observation {
