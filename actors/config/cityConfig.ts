@@ -18,6 +18,8 @@ export interface AgentConfig {
   scope?: string;
   provider?: string;
   start_command?: string;
+  /** `acp`: its sessions speak the Agent Client Protocol (its provider must declare `supports_acp`). */
+  session?: string;
   suspended?: boolean;
   /** Pool bounds: sessions kept at least / at most (absent max: one, unless min asks for more). */
   min_active_sessions?: number;
@@ -117,6 +119,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('scope', str(t.scope));
     set('provider', str(t.provider));
     set('start_command', str(t.start_command));
+    set('session', str(t.session));
     set('suspended', typeof t.suspended === 'boolean' ? t.suspended : undefined);
     set('min_active_sessions', int(t.min_active_sessions));
     set('max_active_sessions', int(t.max_active_sessions));

@@ -11,8 +11,7 @@ import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
-import { sessionRuntimeOf } from '../../machines/config/sessionProvider.ts';
-import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
+import { openRuntimeProvider, parseRuntimeKind, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { installClaudeHooks } from './providerHooks.ts';
 import { cityEnvironment } from './sessionEnv.ts';
@@ -44,15 +43,36 @@ function hasTmux(): boolean {
   return tmuxPresent;
 }
 
-const RUNTIMES: readonly RuntimeKind[] = ['tmux', 'subprocess', 'fake'];
+const RUNTIMES = 'tmux, subprocess, acp, fake or exec:<script>';
+/** Upstream's runtimes this supervisor does not have (refused at create and by validate). */
+const UNAVAILABLE = ['k8s', 'hybrid', 'fail'];
 
 /** `GC_SESSION_RUNTIME` chooses the runtime for every city; unset: tmux when installed, else subprocess. */
 export function runtimeKindFrom(env: NodeJS.ProcessEnv): RuntimeKind {
   const asked = env.GC_SESSION_RUNTIME;
-  if (asked && (RUNTIMES as readonly string[]).includes(asked)) return asked as RuntimeKind;
-  if (asked)
-    throw new Error(`GC_SESSION_RUNTIME must be one of ${RUNTIMES.join(', ')}, not ${JSON.stringify(asked)}`);
+  if (asked) {
+    const kind = parseRuntimeKind(asked);
+    if (!kind) throw new Error(`GC_SESSION_RUNTIME must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+    return kind;
+  }
   return hasTmux() ? 'tmux' : 'subprocess';
+}
+
+/**
+ * The runtime a city's `[session] provider` names (upstream's key), else the supervisor's choice.
+ * @throws Error naming the key for a value that names no runtime (the city's start fails with it).
+ */
+export function cityRuntimeKind(table: Record<string, string | number>, env: NodeJS.ProcessEnv): RuntimeKind {
+  const asked = table.provider;
+  if (asked === undefined || asked === '') return runtimeKindFrom(env);
+  const kind = typeof asked === 'string' ? parseRuntimeKind(asked) : undefined;
+  // A name upstream does not know runs on the default runtime, as upstream (validate warns); one it knows
+  // and we lack (k8s) was refused at create; an exec: without a script is a mistake, not a name.
+  if (!kind && typeof asked === 'string' && !asked.startsWith('exec:') && !UNAVAILABLE.includes(asked))
+    return runtimeKindFrom(env);
+  if (!kind)
+    throw new Error(`city.toml [session] provider must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+  return kind;
 }
 
 export async function startSessionService(
@@ -63,7 +83,7 @@ export async function startSessionService(
   if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
   // The tests' choice, then the city's `[session] provider`, then the supervisor's environment.
   const runtime = openRuntimeProvider(
-    options.runtime ?? sessionRuntimeOf(city.config.session) ?? runtimeKindFrom(process.env),
+    options.runtime ?? cityRuntimeKind(city.config.session ?? {}, process.env),
     {
       city: city.name,
       home: city.home ?? city.path,

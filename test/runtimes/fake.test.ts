@@ -1,7 +1,7 @@
 import t from 'tap';
 import { FakeRuntimeProvider, FakeWorld } from '../../actors/sessions/runtime/fakeProvider.ts';
 import { SessionDiedDuringStartupError } from '../../actors/sessions/runtime/provider.ts';
-import { runtimeConformance } from './runtimeConformance.ts';
+import { runtimeConformance } from './conformance.ts';
 
 // The fake runs no command; it reads a bare `exit N` as a process that dies at once, as a shell would.
 const world = new FakeWorld();

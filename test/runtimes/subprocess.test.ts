@@ -1,6 +1,6 @@
 import t from 'tap';
 import { SubprocessProvider } from '../../actors/sessions/runtime/subprocessProvider.ts';
-import { runtimeConformance, until } from './runtimeConformance.ts';
+import { runtimeConformance, until } from './conformance.ts';
 
 runtimeConformance(t, {
   provider: async () => new SubprocessProvider({ stopGraceMs: 500 }),

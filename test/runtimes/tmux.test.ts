@@ -5,7 +5,7 @@ import t from 'tap';
 import { mockAgentCommand } from '../../actors/sessions/runtime/presets.ts';
 import { TmuxProvider } from '../../actors/sessions/runtime/tmuxProvider.ts';
 import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
-import { runtimeConformance, until } from './runtimeConformance.ts';
+import { runtimeConformance, until } from './conformance.ts';
 
 function tmuxVersion(): string | undefined {
   try {
