@@ -1,10 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'smol-toml';
 import { maintenanceConfigOf, type MaintenanceConfig } from '../../machines/maintenance/schedule.ts';
-import { cityTomlPath } from '../config/cityConfig.ts';
+import { cityTomlPath } from '../runtime/cityPaths.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { EventRotation } from './eventRotation.ts';
 import { StoreMaintenance } from './storeMaintenance.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    maintenance: CityMaintenance;
+  }
+}
 
 /** The key of a city's maintenance in `LiveCity.services`. */
 export const MAINTENANCE_SERVICE = 'maintenance';
@@ -53,7 +59,9 @@ export interface MaintenanceOptions {
  * The city service factory (`LiveCity.services.maintenance`): reads `[maintenance.dolt]` from city.toml
  * (a bad interval fails the city's start, naming the key), starts both parts, and follows hand edits.
  */
-export function maintenanceServiceFactory(options: MaintenanceOptions = {}): CityServiceFactory {
+export function maintenanceServiceFactory(
+  options: MaintenanceOptions = {},
+): CityServiceFactory<typeof MAINTENANCE_SERVICE> {
   return {
     name: MAINTENANCE_SERVICE,
     phase: 'starting_bead_store',

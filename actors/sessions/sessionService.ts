@@ -30,7 +30,7 @@ import { SessionQueries } from './sessionQueries.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
 import { SessionRequests } from './sessionRequests.ts';
 import { sessionView } from './sessionView.ts';
-import { mintSessionKey, resolveTemplate } from './templates.ts';
+import { mintSessionKey, resolveTemplate, TRANSPORT_KEY } from './templates.ts';
 import type {
   Accepted,
   MutationContext,
@@ -128,7 +128,7 @@ export class SessionService implements SessionApi {
           command: t.command,
           origin,
           ...(sessionKey ? { sessionKey } : {}),
-          metadata: { agent_name: instance },
+          metadata: { agent_name: instance, ...(t.transport ? { [TRANSPORT_KEY]: t.transport } : {}) },
         },
         c,
       ),
@@ -235,6 +235,7 @@ export class SessionService implements SessionApi {
       const sessionKey = mintSessionKey(template);
       const metadata: Record<string, string> = {};
       if (template.kind === 'provider') metadata['gc.kind'] = 'provider';
+      if (template.transport) metadata[TRANSPORT_KEY] = template.transport;
       if (input.message) metadata['gc.first_message'] = input.message;
       if (input.options && Object.keys(input.options).length > 0) {
         metadata['template_overrides'] = JSON.stringify(input.options);

@@ -142,7 +142,7 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
           config: city.config ?? { agents: [] },
           logger: core.logger,
           home: core.config.home,
-          started: new Map([...city.services].map(([name, s]) => [name, s.service])),
+          started: city.serviceValues(),
           observer: core.inspection,
         });
         city.services.set(factory.name, service);

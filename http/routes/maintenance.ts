@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
-import { CityMaintenance, MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
+
+import type { CityMaintenance } from '../../actors/maintenance/startMaintenance.ts';
+import { MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { MutationHeaders } from '../../schemas/cities.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import { CityParams, MAINTENANCE_SCHEMAS, WaitQuery } from '../../schemas/maintenance.ts';
-import { NOT_RUNNING, runningCity } from '../cityScope.ts';
+import { NOT_RUNNING, cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -15,10 +16,7 @@ import type { AppDeps } from '../deps.ts';
  * @throws NotFoundError while the city is not running; UnavailableError (503) when it runs without it.
  */
 function maintenanceOf(deps: AppDeps, cityName: string): CityMaintenance {
-  const service = runningCity(deps, cityName).services[MAINTENANCE_SERVICE];
-  if (!(service instanceof CityMaintenance))
-    throw new UnavailableError(`maintenance is not started for city ${cityName}`);
-  return service;
+  return cityService(deps, cityName, MAINTENANCE_SERVICE, 'maintenance');
 }
 
 /**

@@ -8,15 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
-import { configServiceFactory } from '../../actors/config/startConfigService.ts';
+import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
 
 t.test('a [packs.<name>] git source is fetched at its ref when the city starts', async (t) => {
   const first = await startTestSupervisor(t, { tickMs: 200 });
-  const services = [beadStoreService, configServiceFactory({ pollMs: 0 })];
+  const services = [beadStoreService, linkedConfigService({ pollMs: 0 })];
   await first.close();
   const start = () =>
     startTestSupervisor(t, {

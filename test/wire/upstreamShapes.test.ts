@@ -19,8 +19,7 @@ import addFormatsImport from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import t, { type Test } from 'tap';
 import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
-import { configServiceFactory } from '../../actors/config/startConfigService.ts';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
 import { extmsgServiceFactory } from '../../actors/extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from '../../actors/formulas/startFormulaService.ts';
 import { maintenanceServiceFactory } from '../../actors/maintenance/startMaintenance.ts';
@@ -216,7 +215,7 @@ async function startCity(t: Test): Promise<TestSupervisor> {
       env: { GC_MOCK_LOG_DIR: join(root, 'agent-logs') },
     }),
     agentServiceFactory,
-    configServiceFactory(),
+    linkedConfigService(),
     extmsgServiceFactory(),
     formulaServiceFactory,
     orderServiceFactory({ tickMs: 50 }),
