@@ -24,6 +24,7 @@ interface Doc {
 /** Our operations upstream has not (compatibility.md lists each). */
 const OUR_OPERATIONS = [
   'add-bead-dependency',
+  'claim-bead',
   'cook-formula',
   'get-openapi',
   'get-v0-schema-events',
