@@ -35,7 +35,7 @@ import { AGENT_SERVICE } from '../actors/agents/agentApi.ts';
 import type { AgentService } from '../actors/agents/agentService.ts';
 import { agentServiceFactory } from '../actors/agents/startAgentService.ts';
 import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
-import type { CityServiceFactory } from '../actors/supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../actors/runtime/cityServices.ts';
 import { beadStoreService } from '../actors/supervisor/defaultCityServices.ts';
 import { mockAgentCommand } from '../actors/sessions/runtime/presets.ts';
 import { hasReadyLine } from '../actors/sessions/runtime/screen.ts';

@@ -29,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
-import type { CityServiceFactory } from '../actors/supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../actors/runtime/cityServices.ts';
 import { beadStoreService } from '../actors/supervisor/defaultCityServices.ts';
 import { mockAgentCommand } from '../actors/sessions/runtime/presets.ts';
 import { hasReadyLine } from '../actors/sessions/runtime/screen.ts';

@@ -13,7 +13,8 @@ import { Supervisor, type SupervisorOptions } from '../actors/supervisor/supervi
 import { buildApp } from './app.ts';
 
 // `gc supervisor run` merges its flags through the same function the supervisor uses, and imports only this module.
-export { loadConfig, parseDuration } from '../actors/supervisor/supervisorConfig.ts';
+export { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
+export { parseDuration } from '../actors/runtime/duration.ts';
 
 /** A running supervisor: where its API listens, and how to stop it. */
 export interface RunningSupervisor {

@@ -10,7 +10,7 @@ import { exec } from 'node:child_process';
 import { NotFoundError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
+import type { ActorObserver } from '../runtime/actorObserver.ts';
 import { AgentActorReporter } from '../inspect/agentActors.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import type { SessionService } from '../sessions/sessionService.ts';

@@ -3,7 +3,7 @@
  */
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
 import { BeadStore } from '../beads/beadStore.ts';
-import type { CityService, CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityService, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { SESSION_SERVICE } from '../sessions/sessionApi.ts';

@@ -3,7 +3,7 @@
  * hands them the config after every change, and restarts a rig's sessions).
  */
 import { AGENT_SERVICE } from '../agents/agentApi.ts';
-import type { CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
 import { SessionService } from '../sessions/sessionService.ts';

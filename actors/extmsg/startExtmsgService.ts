@@ -1,7 +1,7 @@
 import { defaultLogger, type Logger } from '../runtime/logger.ts';
 import type { Journal } from '../runtime/journal/journal.ts';
 import { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
-import type { CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { createModel } from '../../machines/extmsg/model.ts';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from './deliveryPolicy.ts';
 import { DeliveryDispatcher } from './deliveryDispatcher.ts';

@@ -1,5 +1,5 @@
 import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
-import type { CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { FormulaLibrary } from './formulaLibrary.ts';
 import { FormulaService } from './formulaService.ts';

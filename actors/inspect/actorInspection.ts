@@ -1,5 +1,5 @@
 import type { EventObject } from 'xstate';
-import type { ActorObserver, ObservedActor } from './actorObserver.ts';
+import type { ActorObserver, ObservedActor } from '../runtime/actorObserver.ts';
 
 /** The XState inspector's side of inspection (`statelyInspector.ts` adapts `@statelyai/inspect`). */
 export interface InspectorTarget {

@@ -1,6 +1,6 @@
 import { transition, type AnyMachineSnapshot } from 'xstate';
 import type { AgentView } from '../agents/agentApi.ts';
-import type { ActorObserver, ObservedActor } from './actorObserver.ts';
+import type { ActorObserver, ObservedActor } from '../runtime/actorObserver.ts';
 import {
   agentEventBetween,
   agentMachine,

@@ -1,7 +1,7 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import type { JournalEvent } from '../runtime/journal/journal.ts';
 import type { LogFolder } from '../runtime/logRuntime/decision.ts';
-import type { ActorObserver, ObservedActor } from './actorObserver.ts';
+import type { ActorObserver, ObservedActor } from '../runtime/actorObserver.ts';
 import { isBeadStateEvent } from '../../machines/beads/events.ts';
 import type { StoredBead } from '../../machines/beads/model.ts';
 import { sessionMachine } from '../../machines/sessions/session.machine.ts';

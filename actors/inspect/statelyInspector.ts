@@ -1,4 +1,4 @@
-import type { ObservedActor } from './actorObserver.ts';
+import type { ObservedActor } from '../runtime/actorObserver.ts';
 import type { InspectorTarget } from './actorInspection.ts';
 
 const inspected = (actor: ObservedActor) => ({

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'smol-toml';
 import { maintenanceConfigOf } from '../../machines/maintenance/schedule.ts';
 import { cityTomlPath } from '../config/cityConfig.ts';
-import type { CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { EventRotation } from './eventRotation.ts';
 import { StoreMaintenance } from './storeMaintenance.ts';
 

@@ -1,5 +1,5 @@
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
+import type { ActorObserver } from '../runtime/actorObserver.ts';
 import { schedulerMachine, type SchedulerEvent } from '../../machines/orders/scheduler.machine.ts';
 
 /**

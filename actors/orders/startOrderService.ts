@@ -4,7 +4,7 @@ import { renderProblem } from '../../machines/config/problems.ts';
 import { goDurationMs } from '../../machines/orders/order.ts';
 import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
 import { cityTomlPath } from '../config/cityConfig.ts';
-import type { CityServiceContext, CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { FORMULA_SERVICE } from '../formulas/startFormulaService.ts';
 import { FormulaService } from '../formulas/formulaService.ts';

@@ -6,7 +6,7 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { RecordEvent } from '../../machines/recorded.ts';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
+import type { ActorObserver } from './actorObserver.ts';
 import type { LogRuntime } from './logRuntime/logRuntime.ts';
 import type { LogFolder } from './logRuntime/decision.ts';
 

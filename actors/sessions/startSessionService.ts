@@ -5,12 +5,12 @@
 import { execFileSync } from 'node:child_process';
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
 import { BeadStore } from '../beads/beadStore.ts';
-import type { CityService, CityServiceContext, CityServiceFactory } from '../supervisor/cityServices.ts';
+import type { CityService, CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from '../inspect/sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
-import { parseDuration } from '../supervisor/supervisorConfig.ts';
+import { parseDuration } from '../runtime/duration.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE } from './sessionApi.ts';
 import { SessionService } from './sessionService.ts';

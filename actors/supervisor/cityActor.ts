@@ -11,11 +11,11 @@ import {
 
 export type { CityState };
 import type { CityConfig } from '../config/cityConfig.ts';
-import type { CityService } from './cityServices.ts';
+import type { CityService } from '../runtime/cityServices.ts';
 import { foldingReported } from '../runtime/damagedRecords.ts';
 import type { EventClock } from '../runtime/eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from '../runtime/journal/journal.ts';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
+import type { ActorObserver } from '../runtime/actorObserver.ts';
 import { JournaledActor } from '../runtime/journaledActor.ts';
 import { LogRuntime, type LogRuntimeOptions } from '../runtime/logRuntime/logRuntime.ts';
 import type { LogFolder } from '../runtime/logRuntime/decision.ts';

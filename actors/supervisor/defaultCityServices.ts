@@ -1,6 +1,6 @@
 import { BEAD_SERVICE, startBeadService } from '../beads/startBeadService.ts';
 import { agentServiceFactory } from '../agents/startAgentService.ts';
-import type { CityServiceFactory } from './cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { configServiceFactory } from '../config/startConfigService.ts';
 import { extmsgServiceFactory } from '../extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from '../formulas/startFormulaService.ts';

@@ -4,7 +4,7 @@ import type { CityActor } from './cityActor.ts';
 import { readCityToml } from '../config/cityConfig.ts';
 import { effectiveConfig } from '../config/effectiveConfig.ts';
 import { materializePacks } from '../config/packs.ts';
-import { CITY_PHASES, type CityPhase } from './cityServices.ts';
+import { CITY_PHASES, type CityPhase } from '../runtime/cityServices.ts';
 import { isBuiltinProvider } from '../config/providers.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
 

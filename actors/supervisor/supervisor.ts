@@ -7,7 +7,7 @@ import { createCity } from './cityCreate.ts';
 import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
 import { EventClock } from '../runtime/eventClock.ts';
 import { ActorInspection } from '../inspect/actorInspection.ts';
-import type { CityServiceFactory } from './cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { unregisterCity } from './cityUnregister.ts';
 import type { SupervisorConfig } from './supervisorConfig.ts';
 import { NotFoundError, UnavailableError } from '../runtime/errors.ts';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { parseDuration } from '../runtime/duration.ts';
 
 /** The supervisor's effective configuration: supervisor.toml, overridden by the environment, then flags. */
 export interface SupervisorConfig {
@@ -46,15 +47,6 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** True when the bind address keeps the API on this machine. Pure. */
 export const isLoopbackBind = (bind: string): boolean => LOOPBACK.has(bind);
-
-/** Parses `500ms`, `1s`, `2m`, `1h`, or a bare number of milliseconds. Pure; throws on anything else. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new Error(`invalid duration "${text}" (use e.g. 500ms, 15s, 2m)`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 'ms';
-  return Math.round(n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit]!);
-}
 
 interface TomlSupervisor {
   bind?: unknown;

@@ -1,9 +1,9 @@
 import type { SupervisorConfig } from './supervisorConfig.ts';
 import type { CityActor } from './cityActor.ts';
 import type { CityOpClaims } from './cityOpClaims.ts';
-import type { CityServiceFactory } from './cityServices.ts';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import type { EventClock } from '../runtime/eventClock.ts';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
+import type { ActorObserver } from '../runtime/actorObserver.ts';
 import type { JournalBackend } from '../runtime/journal/journal.ts';
 import type { LiveCities } from './liveCities.ts';
 import type { Logger } from '../runtime/logger.ts';

@@ -16,7 +16,7 @@ import { foldingReported } from '../runtime/damagedRecords.ts';
 import type { EventClock } from '../runtime/eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from '../runtime/journal/journal.ts';
 import { SUPERVISOR_LOG } from '../runtime/journal/journal.ts';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
+import type { ActorObserver } from '../runtime/actorObserver.ts';
 import { JournaledActor } from '../runtime/journaledActor.ts';
 import { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { LogFolder } from '../runtime/logRuntime/decision.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
-import type { CityServiceFactory } from '../../actors/supervisor/cityServices.ts';
+import type { CityServiceFactory } from '../../actors/runtime/cityServices.ts';
 import type { HostProbe } from '../../actors/supervisor/hostProbe.ts';
 import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { runSupervisor, type RunningSupervisor, type RunSupervisorOptions } from '../../http/main.ts';

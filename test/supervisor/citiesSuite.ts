@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { cityLogFile } from '../../actors/supervisor/cityActor.ts';
-import { CITY_PHASES } from '../../actors/supervisor/cityServices.ts';
+import { CITY_PHASES } from '../../actors/runtime/cityServices.ts';
 import type { JournalBackend } from '../../actors/runtime/journal/journal.ts';
 import { openJournalBackend } from '../../actors/runtime/journal/openBackend.ts';
 import {

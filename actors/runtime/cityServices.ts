@@ -1,8 +1,8 @@
 import type { CityConfig } from '../config/cityConfig.ts';
-import type { ActorObserver } from '../inspect/actorObserver.ts';
-import type { Journal } from '../runtime/journal/journal.ts';
-import type { Logger } from '../runtime/logger.ts';
-import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
+import type { ActorObserver } from './actorObserver.ts';
+import type { Journal } from './journal/journal.ts';
+import type { Logger } from './logger.ts';
+import type { LogRuntime } from './logRuntime/logRuntime.ts';
 
 /**
  * The startup phases a city goes through after it is registered, in order; each finished phase is
