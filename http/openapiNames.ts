@@ -65,6 +65,9 @@ export function withUpstreamNames<T extends object>(document: T): T {
   const within = (schema: Schema, tree: NameTree | undefined): Schema => {
     if (tree === undefined || typeof tree === 'string') return schema;
     const out: Schema = { ...schema };
+    // A nullable spot is `anyOf: [the schema, null]` here: name inside each member.
+    if (Array.isArray(schema.anyOf))
+      out.anyOf = schema.anyOf.map((member: unknown) => (isSchema(member) ? within(member, tree) : member));
     if (tree.p && isSchema(schema.properties)) {
       const props: Schema = { ...schema.properties };
       for (const [key, sub] of Object.entries(tree.p))
@@ -77,6 +80,12 @@ export function withUpstreamNames<T extends object>(document: T): T {
     return out;
   };
 
+  // Components we register under upstream's name (by `$id`) are named inside as upstream's are.
+  for (const existing of [...taken.keys()]) {
+    const tree = NAMES.components[existing];
+    if (tree !== undefined && typeof tree !== 'string' && components[existing])
+      components[existing] = within(components[existing], tree);
+  }
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
       for (const parameter of operation.parameters ?? []) {

@@ -49,8 +49,6 @@ const OUR_COMPONENTS = [
  */
 const NOT_YET_NAMED = [
   'BeadsDiagnostic',
-  'CityInfo',
-  'EventPayload',
   'SessionStreamCommonEvent',
   'StatusAgentDetail',
   'StatusNamedSessionDetail',
