@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+
 import { parse, stringify } from 'smol-toml';
 import type { ProviderPreset } from '../sessions/runtime/presets.ts';
+import { cityTomlPath } from '../runtime/cityPaths.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityConfigRegistry {
+    parsed: CityConfig;
+  }
+}
 
 /** One `[[agent]]` table: a template of sessions (upstream's keys). */
 export interface AgentConfig {
@@ -44,6 +51,8 @@ export interface CityConfig {
    * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
    */
   session?: Record<string, string | number>;
+  /** `[daemon]`'s scalar keys as written (`shutdown_timeout = "5s"`: how long a city's stop waits). */
+  daemon?: Record<string, string | number>;
   /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
   services?: unknown[];
   /**
@@ -53,7 +62,7 @@ export interface CityConfig {
   providers?: Record<string, ProviderPreset>;
 }
 
-export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');
+export { cityTomlPath };
 
 /** The `city.toml` a new city is scaffolded with. Pure. */
 export function renderCityToml(name: string, cfg: Omit<CityConfig, 'agents'>): string {
@@ -125,10 +134,13 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   });
   const namedSessions = (Array.isArray(doc.named_session) ? doc.named_session : []).map((n) => {
     const t = (n ?? {}) as Record<string, unknown>;
+    // A rig's named session (stamped by its pack) is `<rig>/<name>`, backed by `<rig>/<template>`.
+    const dir = str(t.dir);
+    const inRig = (n: string) => (dir && n !== '' ? `${dir}/${n}` : n);
     const template = str(t.template) ?? '';
     return {
-      name: str(t.name) ?? template,
-      template,
+      name: inRig(str(t.name) ?? template),
+      template: inRig(template),
       mode: t.mode === 'always' ? 'always' : 'on_demand',
     } satisfies NamedSessionConfig;
   });
@@ -139,6 +151,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(doc.daemon && typeof doc.daemon === 'object' ? { daemon: sessionTable(doc.daemon) } : {}),
     ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };
 }

@@ -5,6 +5,7 @@
  * idle stops, the end of a quarantine, and creates that waited too long. Each effect runs on its own and
  * pokes the next pass when it ends; a session has at most one effect in flight.
  */
+import { sessionIdentityEnv, withSessionPath } from './sessionEnv.ts';
 import { randomUUID } from 'node:crypto';
 import { randomHex } from '../runtime/randomHex.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -263,7 +264,7 @@ export class SessionReconciler {
       ...(firstMessage && !acp ? { firstMessage } : {}),
     });
     return {
-      command,
+      command: withSessionPath(command, this.deps.env),
       workDir: s.workDir,
       env: {
         ...this.deps.env,
@@ -276,6 +277,7 @@ export class SessionReconciler {
         GC_RUNTIME_EPOCH: String(s.generation),
         GC_PROVIDER: s.provider,
         GC_DIR: s.workDir,
+        ...sessionIdentityEnv(s),
       },
       identity: { sessionId: s.id, instanceToken: token, city: this.deps.city },
       ...(preset?.readyPromptPrefix ? { readyPromptPrefix: preset.readyPromptPrefix } : {}),
