@@ -19,7 +19,8 @@ t.test('[session] provider chooses the runtime by upstream key; a bad one is a p
     () => cityRuntimeKind({ provider: 'exec:' }, env),
     /\[session\] provider must be .*exec:<script>, not "exec:"/,
   );
-  t.throws(() => cityRuntimeKind({ provider: 'screen' }, env), /\[session\] provider must be/);
+  t.equal(cityRuntimeKind({ provider: 'screen' }, env), 'subprocess', 'a name upstream lacks: the default');
+  t.throws(() => cityRuntimeKind({ provider: 'k8s' }, env), /\[session\] provider must be/);
   t.throws(() => cityRuntimeKind({}, { GC_SESSION_RUNTIME: 'nope' }), /GC_SESSION_RUNTIME must be/);
   t.same(
     thresholdsFrom({ provider: 'exec:/x', idle_timeout: '1m' }),
