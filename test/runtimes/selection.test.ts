@@ -10,30 +10,37 @@ import { mockAcpAgentCommand } from '../../actors/sessions/runtime/presets.ts';
 import { resolveTemplate } from '../../actors/sessions/templates.ts';
 import { until } from './conformance.ts';
 
-t.test('[session] provider chooses the runtime by upstream key; a bad one is a precise error', async (t) => {
-  const env = { GC_SESSION_RUNTIME: 'subprocess' };
-  t.equal(cityRuntimeKind({ provider: 'exec:/opt/gc/session.sh' }, env), 'exec:/opt/gc/session.sh');
-  t.equal(cityRuntimeKind({ provider: 'fake' }, env), 'fake');
-  t.equal(cityRuntimeKind({}, env), 'subprocess', 'unset: the supervisor chooses');
-  t.throws(
-    () => cityRuntimeKind({ provider: 'exec:' }, env),
-    /\[session\] provider must be .*exec:<script>, not "exec:"/,
-  );
-  t.equal(cityRuntimeKind({ provider: 'screen' }, env), 'subprocess', 'a name upstream lacks: the default');
-  t.throws(() => cityRuntimeKind({ provider: 'k8s' }, env), /\[session\] provider must be/);
-  t.throws(() => cityRuntimeKind({}, { GC_SESSION_RUNTIME: 'nope' }), /GC_SESSION_RUNTIME must be/);
-  t.same(
-    thresholdsFrom({ provider: 'exec:/x', idle_timeout: '1m' }),
-    { idleTimeoutMs: 60_000 },
-    'not a threshold',
-  );
-  t.equal(cityRuntimeKind({ provider: 'acp' }, env), 'acp');
-  const opened = openRuntimeProvider('exec:/opt/gc/session.sh', { city: 'c', home: '/h' });
-  t.type(opened, RoutingProvider, 'agents with session = "acp" run beside the others');
-  t.type((opened as RoutingProvider).base, ExecProvider);
-  t.equal(((opened as RoutingProvider).base as ExecProvider).script, '/opt/gc/session.sh');
-  t.type(openRuntimeProvider('acp', { city: 'c', home: '/h' }), AcpProvider);
-});
+t.test(
+  '[session] provider chooses the runtime by upstream key; one we lack is a precise error',
+  async (t) => {
+    const env = { GC_SESSION_RUNTIME: 'subprocess' };
+    t.equal(cityRuntimeKind({ provider: 'exec:/opt/gc/session.sh' }, env), 'exec:/opt/gc/session.sh');
+    t.equal(cityRuntimeKind({ provider: 'fake' }, env), 'fake');
+    t.equal(cityRuntimeKind({}, env), 'subprocess', 'unset: the supervisor chooses');
+    t.throws(
+      () => cityRuntimeKind({ provider: 'exec:' }, env),
+      /\[session\] provider must be .*exec:<script>, not "exec:"/,
+    );
+    t.equal(
+      cityRuntimeKind({ provider: 'screen' }, env),
+      'subprocess',
+      'a name upstream does not know: the default',
+    );
+    t.throws(() => cityRuntimeKind({ provider: 'k8s' }, env), /\[session\] provider must be .*not "k8s"/);
+    t.throws(() => cityRuntimeKind({}, { GC_SESSION_RUNTIME: 'nope' }), /GC_SESSION_RUNTIME must be/);
+    t.same(
+      thresholdsFrom({ provider: 'exec:/x', idle_timeout: '1m' }),
+      { idleTimeoutMs: 60_000 },
+      'not a threshold',
+    );
+    t.equal(cityRuntimeKind({ provider: 'acp' }, env), 'acp');
+    const opened = openRuntimeProvider('exec:/opt/gc/session.sh', { city: 'c', home: '/h' });
+    t.type(opened, RoutingProvider, 'agents with session = "acp" run beside the others');
+    t.type((opened as RoutingProvider).base, ExecProvider);
+    t.equal(((opened as RoutingProvider).base as ExecProvider).script, '/opt/gc/session.sh');
+    t.type(openRuntimeProvider('acp', { city: 'c', home: '/h' }), AcpProvider);
+  },
+);
 
 t.test(
   'an agent with session = "acp" runs its provider ACP command; a provider without ACP is refused',
