@@ -31,6 +31,7 @@ const SCENARIOS = [
   'dashboard',
   'svcProxy',
   'scaleout',
+  'acp',
 ];
 
 function runScenario(name: string): Promise<ScenarioResult> {
