@@ -9,12 +9,22 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { loadHooks, runHooks } from './mock-agent/hooks.mjs';
+import { startWorker } from './mock-agent/worker.mjs';
 
 const usage =
-  'usage: gc-mock-agent [--session-id <id> | --resume <id>] [--log-dir <dir>] [--prompt <text>] [first message]';
+  'usage: gc-mock-agent [--session-id <id> | --resume <id>] [--log-dir <dir>] [--prompt <text>] [--settings <file>] [--worker] [first message]';
 
 function parseArgs(argv) {
-  const opts = { sessionId: undefined, resume: undefined, logDir: undefined, prompt: '❯ ', first: undefined };
+  const opts = {
+    sessionId: undefined,
+    resume: undefined,
+    logDir: undefined,
+    prompt: '❯ ',
+    settings: undefined,
+    worker: false,
+    first: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -26,6 +36,8 @@ function parseArgs(argv) {
     else if (arg === '--resume') opts.resume = value();
     else if (arg === '--log-dir') opts.logDir = value();
     else if (arg === '--prompt') opts.prompt = value();
+    else if (arg === '--settings') opts.settings = value();
+    else if (arg === '--worker') opts.worker = true;
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write(usage + '\n');
       process.exit(0);
@@ -117,11 +129,35 @@ function handleLine(text) {
   }
   if (text.startsWith('/mock ')) return directive(text);
   if (text.trim() === '') return showPrompt();
+  if (hasHooks('UserPromptSubmit') || hasHooks('Stop')) return hookedTurn(text);
   // Both records are on disk before the reply shows: whoever sees `echo:` can read them.
   logUser(text);
   logAssistant(`echo: ${text}`);
   say(`echo: ${text}`);
   showPrompt();
+}
+
+// Claude's lifecycle points: what UserPromptSubmit prints is context for the turn; Stop runs as it ends.
+const hooks = loadHooks(cwd, process.env, opts.settings);
+const hasHooks = (event) => (hooks.events[event] ?? []).length > 0;
+const injected = [];
+async function hook(event) {
+  const out = await runHooks(hooks, event, cwd, process.env);
+  if (out.trim() !== '') {
+    injected.push({ event, text: out });
+    say(`hook ${event}: ${out.trim().split('\n')[0]}`);
+  }
+  return out;
+}
+
+async function hookedTurn(text) {
+  mode = 'thinking';
+  await hook('UserPromptSubmit');
+  logUser(text);
+  logAssistant(`echo: ${text}`);
+  say(`echo: ${text}`);
+  await hook('Stop');
+  backToIdle();
 }
 
 function directive(text) {
@@ -172,6 +208,9 @@ function directive(text) {
       return;
     case 'exit':
       return exit(0);
+    case 'work':
+      startWork();
+      return showPrompt();
     default:
       return answerError(`unknown directive ${JSON.stringify(verb)}`);
   }
@@ -265,9 +304,23 @@ process.stdin.on('end', () => {
   exitIfDone();
 });
 
+let worker;
+function startWork() {
+  worker ??= startWorker({
+    cwd,
+    env: process.env,
+    hooks,
+    say,
+    log: (text) => logAssistant(text),
+    onIdle: () => {},
+  });
+}
+
 say(`gc-mock-agent (session ${sessionId})`);
 say(`log: ${logFile}`);
+if (hasHooks('SessionStart')) await hook('SessionStart');
 showPrompt();
+if (opts.worker || process.env.GC_MOCK_WORKER === '1') startWork();
 if (opts.first !== undefined) {
   if (tty) process.stdout.write(opts.first + nl);
   handleLine(opts.first);

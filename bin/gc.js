@@ -1,8 +1,16 @@
 #!/usr/bin/env node
 // The `gc` launcher: runs the compiled oclif CLI from dist/. Kept tiny on purpose: start-up time is
 // paid by every `gc` invocation (and every script loop around one).
-import { flush } from '@oclif/core/flush';
-import { run } from '@oclif/core/run';
+// The commands agents' hooks run on every turn skip oclif entirely (cli/agent/main.ts).
+const FAST = new Set(['hook', 'prime', 'mail', 'convoy']);
+if (FAST.has(process.argv[2]) && !process.argv.includes('--help')) {
+  const { runAgentCommand } = await import('../dist/cli/agent/main.js');
+  const code = await runAgentCommand(process.argv.slice(2));
+  if (process.stdout.writableLength > 0) await new Promise((resolve) => process.stdout.write('', resolve));
+  process.exit(code);
+}
+const { flush } = await import('@oclif/core/flush');
+const { run } = await import('@oclif/core/run');
 
 // `gc events … | head -1` closes stdout early; that is the reader's choice, not a failure.
 process.stdout.on('error', (err) => {

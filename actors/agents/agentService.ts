@@ -11,7 +11,7 @@ import { NotFoundError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { ActorObserver } from '../runtime/actorObserver.ts';
-import { AgentActorReporter } from '../inspect/agentActors.ts';
+import { AgentActorReporter } from './agentActors.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import type { SessionService } from '../sessions/sessionService.ts';
 import { awakeSet, waitingOnDependencies, type AgentSessionFacts } from '../../machines/agents/awake.ts';
@@ -33,6 +33,7 @@ import type {
 } from './agentApi.ts';
 import { AGENT_NAME, AgentEdits } from './agentEdits.ts';
 import { activeBead, agentViews } from './agentViews.ts';
+import { releaseHeld } from './releaseHeld.ts';
 
 export interface AgentServiceOptions {
   city: string;
@@ -155,9 +156,16 @@ export class AgentService implements AgentApi {
       actions.map((a) =>
         a.kind === 'create'
           ? this.opts.sessions.createFor(a.template, a.instance, a.origin)
-          : this.opts.sessions.close(a.id, {}, { actor: 'gc' }),
+          : this.#closeSurplus(a.id),
       ),
     );
+  }
+
+  /** Closes an idle surplus session, then gives back any bead it claimed in the meantime. */
+  async #closeSurplus(id: string): Promise<void> {
+    const record = this.opts.sessions.book.openSessions().find((s) => s.id === id);
+    await this.opts.sessions.close(id, {}, { actor: 'gc' });
+    if (record) await releaseHeld(this.opts.store, record);
   }
 
   async #scaleCheck(t: AgentTemplate): Promise<void> {
@@ -184,6 +192,7 @@ export class AgentService implements AgentApi {
       // Started and ready, not merely a runtime session that exists: start waves wait for this.
       running: s.state === 'active' && seen.get(s.sessionName)?.running === true,
       busy: activeBead(this.opts.store.model, s) !== undefined,
+      manual: s.meta.session_origin === 'manual',
     }));
   }
 

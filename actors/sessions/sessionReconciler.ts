@@ -5,6 +5,7 @@
  * idle stops, the end of a quarantine, and creates that waited too long. Each effect runs on its own and
  * pokes the next pass when it ends; a session has at most one effect in flight.
  */
+import { sessionIdentityEnv, withSessionPath } from './sessionEnv.ts';
 import { randomUUID } from 'node:crypto';
 import { randomHex } from '../runtime/randomHex.ts';
 import type { Logger } from '../runtime/logger.ts';
@@ -26,7 +27,7 @@ import {
 import { K, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionExistsError, type RuntimeProvider } from './runtime/provider.ts';
 import type { SessionBook } from './sessionBook.ts';
-import { launchCommand } from './templates.ts';
+import { launchCommand, TRANSPORT_KEY } from './templates.ts';
 import { builtinPresets } from './runtime/presets.ts';
 
 export interface ReconcilerDeps {
@@ -260,7 +261,7 @@ export class SessionReconciler {
       ...(firstMessage ? { firstMessage } : {}),
     });
     return {
-      command,
+      command: withSessionPath(command, this.deps.env),
       workDir: s.workDir,
       env: {
         ...this.deps.env,
@@ -273,10 +274,12 @@ export class SessionReconciler {
         GC_RUNTIME_EPOCH: String(s.generation),
         GC_PROVIDER: s.provider,
         GC_DIR: s.workDir,
+        ...sessionIdentityEnv(s),
       },
       identity: { sessionId: s.id, instanceToken: token, city: this.deps.city },
       ...(preset?.readyPromptPrefix ? { readyPromptPrefix: preset.readyPromptPrefix } : {}),
       ...(preset?.readyDelayMs && !preset.readyPromptPrefix ? { readyDelayMs: preset.readyDelayMs } : {}),
+      ...(s.meta[TRANSPORT_KEY] === 'acp' ? { transport: 'acp' as const } : {}),
     };
   }
 }

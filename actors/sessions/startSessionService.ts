@@ -4,16 +4,24 @@
  */
 import { execFileSync } from 'node:child_process';
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
-import { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/beadStore.ts';
 import type { CityService, CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
-import { SessionActorReporter } from '../inspect/sessionActors.ts';
+import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
-import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
-import { SESSION_SERVICE } from './sessionApi.ts';
+import { openRuntimeProvider, parseRuntimeKind, type RuntimeKind } from './runtime/openProvider.ts';
+import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
+import { installClaudeHooks } from './providerHooks.ts';
+import { cityEnvironment } from './sessionEnv.ts';
 import { SessionService } from './sessionService.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    sessions: SessionApi;
+  }
+}
 
 export interface SessionServiceFactoryOptions {
   /** tmux (the default where tmux is installed), subprocess (elsewhere), or the tests' fake. */
@@ -35,28 +43,58 @@ function hasTmux(): boolean {
   return tmuxPresent;
 }
 
-const RUNTIMES: readonly RuntimeKind[] = ['tmux', 'subprocess', 'fake'];
+const RUNTIMES = 'tmux, subprocess, acp, fake or exec:<script>';
+/** Upstream's runtimes this supervisor does not have (refused at create and by validate). */
+const UNAVAILABLE = ['k8s', 'hybrid', 'fail'];
 
 /** `GC_SESSION_RUNTIME` chooses the runtime for every city; unset: tmux when installed, else subprocess. */
 export function runtimeKindFrom(env: NodeJS.ProcessEnv): RuntimeKind {
   const asked = env.GC_SESSION_RUNTIME;
-  if (asked && (RUNTIMES as readonly string[]).includes(asked)) return asked as RuntimeKind;
-  if (asked)
-    throw new Error(`GC_SESSION_RUNTIME must be one of ${RUNTIMES.join(', ')}, not ${JSON.stringify(asked)}`);
+  if (asked) {
+    const kind = parseRuntimeKind(asked);
+    if (!kind) throw new Error(`GC_SESSION_RUNTIME must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+    return kind;
+  }
   return hasTmux() ? 'tmux' : 'subprocess';
+}
+
+/**
+ * The runtime a city's `[session] provider` names (upstream's key), else the supervisor's choice.
+ * @throws Error naming the key for a value that names no runtime (the city's start fails with it).
+ */
+export function cityRuntimeKind(table: Record<string, string | number>, env: NodeJS.ProcessEnv): RuntimeKind {
+  const asked = table.provider;
+  if (asked === undefined || asked === '') return runtimeKindFrom(env);
+  const kind = typeof asked === 'string' ? parseRuntimeKind(asked) : undefined;
+  // A name upstream does not know runs on the default runtime, as upstream (validate warns); one it knows
+  // and we lack (k8s) was refused at create; an exec: without a script is a mistake, not a name.
+  if (!kind && typeof asked === 'string' && !asked.startsWith('exec:') && !UNAVAILABLE.includes(asked))
+    return runtimeKindFrom(env);
+  if (!kind)
+    throw new Error(`city.toml [session] provider must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+  return kind;
 }
 
 export async function startSessionService(
   city: CityServiceContext,
   options: SessionServiceFactoryOptions = {},
 ): Promise<CityService & { service: SessionService }> {
-  const store = city.started?.get(BEAD_SERVICE);
-  if (!(store instanceof BeadStore))
-    throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
-  const runtime = openRuntimeProvider(options.runtime ?? runtimeKindFrom(process.env), {
-    city: city.name,
-    home: city.home ?? city.path,
-  });
+  const store = city.started?.[BEAD_SERVICE];
+  if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
+  // The tests' choice, then the city's `[session] provider`, then the supervisor's environment.
+  const runtime = openRuntimeProvider(
+    options.runtime ?? cityRuntimeKind(city.config.session ?? {}, process.env),
+    {
+      city: city.name,
+      home: city.home ?? city.path,
+    },
+  );
+  // Provider hooks: a city whose .claude/settings.json is broken still starts (its sessions run without).
+  try {
+    installClaudeHooks(city.path);
+  } catch (err) {
+    (city.logger ?? defaultLogger()).warn({ err, city: city.name }, 'provider hooks not installed');
+  }
   const service = new SessionService({
     city: city.name,
     path: city.path,
@@ -64,8 +102,15 @@ export async function startSessionService(
     runtime,
     config: city.config,
     logger: city.logger ?? defaultLogger(),
-    thresholds: { ...thresholdsFrom(city.config.session ?? {}), ...options.thresholds },
-    ...(options.env ? { env: options.env } : {}),
+    thresholds: {
+      ...thresholdsFrom(city.config.session ?? {}),
+      ...shutdownTimeoutFrom(city.config.daemon),
+      ...options.thresholds,
+    },
+    env: {
+      ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
+      ...options.env,
+    },
   });
   await service.startService();
   const reporter = city.observer ? await reportSessionActors(city, store, service) : undefined;
@@ -75,6 +120,7 @@ export async function startSessionService(
       reporter?.();
       await service.stopService();
     },
+    end: () => service.endSessions(),
   };
 }
 
@@ -98,7 +144,9 @@ async function reportSessionActors(
 }
 
 /** The factory the supervisor's default services list holds. */
-export function sessionServiceFactory(options: SessionServiceFactoryOptions = {}): CityServiceFactory {
+export function sessionServiceFactory(
+  options: SessionServiceFactoryOptions = {},
+): CityServiceFactory<typeof SESSION_SERVICE> {
   return {
     name: SESSION_SERVICE,
     phase: 'validating_agents',
@@ -120,6 +168,20 @@ const DURATIONS: Record<string, keyof SessionThresholds> = {
   create_timeout: 'createWaitMs',
   message_timeout: 'messageTimeoutMs',
 };
+/**
+ * Upstream `[session]` keys that are not thresholds: `provider` chooses the runtime (above); the others
+ * are read but not applied (config validation warns about them).
+ */
+const NOT_THRESHOLDS = new Set([
+  'provider',
+  'socket',
+  'setup_timeout',
+  'nudge_ready_timeout',
+  'nudge_retry_interval',
+  'nudge_lock_timeout',
+  'debounce_ms',
+  'display_ms',
+]);
 const COUNTS: Record<string, keyof SessionThresholds> = {
   max_wake_attempts: 'maxWakeAttempts',
   max_wakes_per_tick: 'maxWakesPerTick',
@@ -132,6 +194,7 @@ const COUNTS: Record<string, keyof SessionThresholds> = {
 export function thresholdsFrom(table: Record<string, string | number>): Partial<SessionThresholds> {
   const out: Partial<SessionThresholds> = {};
   for (const [key, value] of Object.entries(table)) {
+    if (NOT_THRESHOLDS.has(key)) continue;
     try {
       if (key in DURATIONS)
         out[DURATIONS[key]!] = parseDuration(typeof value === 'number' ? `${value}ms` : value);
@@ -143,4 +206,17 @@ export function thresholdsFrom(table: Record<string, string | number>): Partial<
     }
   }
   return out;
+}
+
+/** `[daemon] shutdown_timeout` (upstream's key): how long a city's stop waits after interrupting its sessions. */
+export function shutdownTimeoutFrom(
+  daemon: Record<string, string | number> | undefined,
+): Partial<SessionThresholds> {
+  const value = daemon?.shutdown_timeout;
+  if (value === undefined) return {};
+  try {
+    return { shutdownTimeoutMs: parseDuration(typeof value === 'number' ? `${value}ms` : value) };
+  } catch (err) {
+    throw new Error(`city.toml [daemon] shutdown_timeout: ${(err as Error).message}`, { cause: err });
+  }
 }

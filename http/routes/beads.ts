@@ -17,6 +17,7 @@ import {
   OkResponseSchema,
 } from '../../schemas/beadsCommon.ts';
 import type { AppDeps } from '../deps.ts';
+import { beadClaimRoutes } from './beadsClaim.ts';
 import { beadDependencyRoutes } from './beadsDependencies.ts';
 import { beadQueryRoutes } from './beadsQueries.ts';
 import { beadStoreFor, setIndexHeaders } from './beadsService.ts';
@@ -33,6 +34,7 @@ export function beadRoutes(scope: FastifyInstance, deps: AppDeps): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   beadQueryRoutes(scope, deps);
   beadDependencyRoutes(scope, deps);
+  beadClaimRoutes(scope, deps);
 
   app.post(
     '/v0/city/:cityName/beads',

@@ -1,11 +1,11 @@
 import type { CompositeCursor } from '../../../schemas/compositeCursor.ts';
-import type { LiveCities } from '../../supervisor/liveCities.ts';
 import { SUPERVISOR_LOG, type Journal, type JournalEvent } from '../journal/journal.ts';
 import { causesMet, causesOf } from './causes.ts';
 import { CursorTracker } from './cursorTracker.ts';
 import type { LiveFanout } from './liveFanout.ts';
 import { LogFollower } from './logFollower.ts';
 import type { FeedStart } from './supervisorFeed.ts';
+import type { LiveLogs } from './supervisorFeed.ts';
 
 /** One event of the merged tail, with the whole composite cursor after it. */
 export interface MergedItem {
@@ -37,7 +37,7 @@ export interface TailWatcher {
 }
 
 export interface MergedTailOptions {
-  cities: LiveCities;
+  cities: LiveLogs;
   /** The live fan-out of a log (its city streams' own), filtered by `keep`. */
   fanout(journal: Journal, keep: (event: JournalEvent) => boolean): LiveFanout;
   /** Which events of `log` are delivered; the others still move the cursor. */

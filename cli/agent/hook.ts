@@ -1,0 +1,59 @@
+import { parseArgs, bool } from '../bd/args.ts';
+import { ApiFailure } from '../bd/client.ts';
+import { GcAgentError } from './errors.ts';
+import { hookAgent, workIdentities } from './identity.ts';
+import type { AgentIo } from './io.ts';
+import { defaultWorkQuery, normalizeWork } from './workQuery.ts';
+
+interface AgentView {
+  name: string;
+  suspended?: boolean;
+  pool?: string;
+}
+
+/** GET the agent's view; a missing one is upstream's "not found in config". */
+export async function agentView(io: AgentIo, agent: string): Promise<AgentView> {
+  const path = agent.split('/').map(encodeURIComponent).join('/');
+  try {
+    return (await io.client.call('GET', `${await io.client.cityPath()}/agent/${path}`)).body as AgentView;
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 404)
+      throw new GcAgentError(`agent "${agent}" not found in config`);
+    throw err;
+  }
+}
+
+/**
+ * `gc hook [agent] [--inject]`: the agent's work (upstream's default work query). Plain: prints it, exit 0
+ * with work and 1 without; `--inject`: a `<system-reminder>` only when there is work, always exit 0.
+ */
+export async function hook(io: AgentIo): Promise<number> {
+  const args = parseArgs(io.argv, { inject: { kind: 'bool' } }, 'hook');
+  const inject = bool(args, 'inject');
+  try {
+    if (args.positional.length > 1) throw new GcAgentError('accepts at most 1 arg(s)');
+    const agent = hookAgent(io.env, args.positional[0]);
+    if (!agent) throw new GcAgentError('agent not specified (set $GC_AGENT or pass as argument)');
+    const view = await agentView(io, agent);
+    if (view.suspended) throw new GcAgentError(`agent "${agent}" is suspended`);
+    const output = await defaultWorkQuery(io.client, {
+      identities: workIdentities(io.env),
+      template: view.pool ?? view.name ?? agent,
+      named: io.env.GC_SESSION_ORIGIN === 'named',
+    });
+    const work = normalizeWork(output);
+    if (inject) {
+      if (work.hasWork) {
+        io.out(
+          `<system-reminder>\nYou have pending work. Pick up the next item:\n\n<work-items>\n${work.text}\n</work-items>\n\nClaim it and start working. Run 'gc hook' to see the full queue.\n</system-reminder>\n`,
+        );
+      }
+      return 0;
+    }
+    if (work.text !== '') io.out(work.text);
+    return work.hasWork ? 0 : 1;
+  } catch (err) {
+    if (inject) return 0;
+    throw err;
+  }
+}

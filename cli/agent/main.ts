@@ -1,0 +1,33 @@
+import { BdError } from '../bd/errors.ts';
+import { CONVOY_SUBCOMMANDS, convoy } from './convoy.ts';
+import { GcAgentError } from './errors.ts';
+import { hook } from './hook.ts';
+import { agentIo, type AgentIo } from './io.ts';
+import { MAIL_SUBCOMMANDS, mail } from './mail.ts';
+import { prime } from './prime.ts';
+
+/**
+ * The agent-facing `gc` commands that run on every agent turn (provider hooks call `gc hook --inject`,
+ * `gc prime --hook`, `gc mail check --inject`): bin/gc.js sends them here before oclif loads, so they
+ * cost what `bd` costs. Each is a client of the API, like every other command.
+ */
+export const FAST_COMMANDS: Record<string, (io: AgentIo) => Promise<number>> = { hook, prime, mail, convoy };
+
+/** Runs one fast command; a failure is one line `gc <command>: <message>` and a non-zero exit. */
+export async function runAgentCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [name, ...rest] = argv;
+  const run = name ? FAST_COMMANDS[name] : undefined;
+  if (!name || !run) {
+    process.stderr.write(`gc: unknown command "${name ?? ''}"\n`);
+    return 1;
+  }
+  try {
+    return await run(agentIo(rest, env));
+  } catch (err) {
+    const subs = name === 'mail' ? MAIL_SUBCOMMANDS : name === 'convoy' ? CONVOY_SUBCOMMANDS : [];
+    const label = rest[0] && subs.includes(rest[0]) ? `gc ${name} ${rest[0]}` : `gc ${name}`;
+    const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    process.stderr.write(`${label}: ${message}\n`);
+    return err instanceof GcAgentError || err instanceof BdError ? err.exitCode : 1;
+  }
+}

@@ -1,0 +1,63 @@
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, bool } from '../bd/args.ts';
+import { hookAgent } from './identity.ts';
+import type { AgentIo } from './io.ts';
+import { agentView } from './hook.ts';
+
+/** The built-in worker prompt (for agents without a prompt template): how to find, do and close work. */
+export const WORKER_PROMPT = `# Gas City worker
+
+You work in a Gas City workspace. Your work items are beads.
+
+## Commands
+- \`gc hook\`: the next bead for you (exit 1 when there is none)
+- \`bd ready\`: open, unblocked beads
+- \`bd show <id>\`: a bead's details
+- \`bd update <id> --claim\`: take a bead (fails if someone else has it)
+- \`bd close <id>\`: finish a bead
+
+## Loop
+1. Run \`gc hook\` (or \`bd ready\`) to find work.
+2. Claim the bead, do what its title and description ask.
+3. Close it with \`bd close <id>\`, then look for more until none is left.
+`;
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+const stamp = (d: Date): string =>
+  `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+
+/**
+ * `gc prime [agent] [--hook]`: the agent's prompt (ours: the built-in worker prompt; prompt templates are
+ * delivered at session start), nothing for a suspended agent. `--hook` prepends the beacon
+ * `[<city>] <agent> • <time>` and records the provider session id in `./.runtime/session_id`. Always exit 0.
+ */
+export async function prime(io: AgentIo): Promise<number> {
+  const args = parseArgs(io.argv, { hook: { kind: 'bool' } }, 'prime');
+  const agent = hookAgent(io.env, args.positional[0]);
+  let suspended = false;
+  if (agent) {
+    try {
+      suspended = (await agentView(io, agent)).suspended === true;
+    } catch {
+      // No city, no supervisor, or an unknown agent: the built-in prompt, as upstream.
+    }
+  }
+  if (suspended) return 0;
+  let text = WORKER_PROMPT;
+  if (bool(args, 'hook')) {
+    const sessionId = io.env.GC_SESSION_ID?.trim() || io.env.CLAUDE_SESSION_ID?.trim();
+    if (sessionId) {
+      try {
+        mkdirSync('.runtime', { recursive: true });
+        writeFileSync(join('.runtime', 'session_id'), `${sessionId}\n`);
+      } catch {
+        // A read-only work dir: the beacon still goes out.
+      }
+    }
+    const city = io.env.GC_CITY?.trim() || 'city';
+    text = `[${city}] ${io.env.GC_ALIAS?.trim() || io.env.GC_AGENT?.trim() || agent || 'agent'} • ${stamp(new Date())}\n\n${text}`;
+  }
+  io.out(text);
+  return 0;
+}

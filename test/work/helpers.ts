@@ -1,0 +1,75 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
+import { nodeChild } from '../helpers/childEnv.ts';
+import { ROOT, runGc, type GcResult } from '../cli/helpers/gc.ts';
+import { startSupervisorProc, type SupervisorProc } from '../cli/helpers/supervisorProc.ts';
+
+export const BD_BIN = join(ROOT, 'bin', 'bd.js');
+
+/** Runs the built `bd` to completion (stdin closed), capturing stdout and stderr. */
+export function runBd(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<GcResult> {
+  const child = spawn(...nodeChild([BD_BIN, ...args]), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A real supervisor (child process) with one running city, and the env a session of it would give bd. */
+export interface WorkCity {
+  sup: SupervisorProc;
+  name: string;
+  dir: string;
+  /** The environment of a command run inside the city (GC_API, GC_CITY = the city's name). */
+  env: NodeJS.ProcessEnv;
+  bd(args: string[], extra?: NodeJS.ProcessEnv): Promise<GcResult>;
+  gc(args: string[], extra?: NodeJS.ProcessEnv): Promise<GcResult>;
+}
+
+export async function workCity(
+  t: Test,
+  opts: { natsUrl?: string; name?: string; startCommand?: string; supervisorEnv?: NodeJS.ProcessEnv } = {},
+): Promise<WorkCity> {
+  // Sessions run on tmux; the city's tmux server is killed when the test ends (the supervisor child is
+  // SIGKILLed and would leave it behind).
+  const sup = await startSupervisorProc(t, {
+    natsUrl: opts.natsUrl,
+    env: { GC_SESSION_RUNTIME: 'tmux', ...opts.supervisorEnv },
+  });
+  const name = opts.name ?? 'alpha';
+  t.teardown(() => {
+    try {
+      execFileSync('tmux', ['-L', tmuxSocketFor(name, sup.home), 'kill-server'], { stdio: 'ignore' });
+    } catch {
+      // No server was started.
+    }
+  });
+  const dir = join(sup.cities, name);
+  const made = await runGc(
+    ['city', 'create', dir, '--start-command', opts.startCommand ?? 'sleep 600', '--wait'],
+    {
+      env: sup.env,
+      cwd: sup.home,
+    },
+  );
+  if (made.code !== 0) throw new Error(`city create failed: ${made.stderr}`);
+  const env = { ...sup.env, GC_API: sup.url, GC_CITY: name, BEADS_ACTOR: 'tester' };
+  return {
+    sup,
+    name,
+    dir,
+    env,
+    bd: (args, extra = {}) => runBd(args, { ...env, ...extra }),
+    gc: (args, extra = {}) => runGc(args, { env: { ...env, ...extra }, cwd: sup.home }),
+  };
+}
