@@ -1,5 +1,5 @@
 import t from 'tap';
-import type { Journal, Subscription } from '../../actors/runtime/journal/journal.ts';
+import type { Subscription } from '../../actors/runtime/journal/journal.ts';
 import { MemoryJournal } from '../../actors/runtime/journal/memoryJournal.ts';
 import { CAUSES_KEY } from '../../schemas/eventCauses.ts';
 import { eventsServer } from '../helpers/eventsServer.ts';
@@ -44,8 +44,11 @@ async function frames(
   sse: SseClient,
   n: number,
 ): Promise<Array<{ city: string; type: string; payload: unknown }>> {
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(JSON.parse((await sse.nextEvent(5000)).data));
+  const out: Array<{ city: string; type: string; payload: unknown }> = [];
+  for (let i = 0; i < n; i++)
+    out.push(
+      JSON.parse((await sse.nextEvent(5000)).data) as { city: string; type: string; payload: unknown },
+    );
   return out;
 }
 
@@ -58,7 +61,7 @@ for (const mode of ['head', 'resume'] as const) {
     const city = new GatedJournal('mc');
     await city.append({ type: 'city.created', actor: 'supervisor', payload: { name: 'mc', path: '/c/mc' } });
     await city.append({ type: 'controller.started', actor: 'supervisor', subject: 'mc', payload: {} });
-    srv.addCity('mc', city as Journal);
+    srv.addCity('mc', city);
     await srv.cities.supervisorLog.append({
       type: 'request.result.city.create',
       actor: 'api',
