@@ -68,7 +68,6 @@ for (const mode of ['head', 'resume'] as const) {
       subject: 'mc',
       payload: { request_id: 'r1', name: 'mc', path: '/c/mc', [CAUSES_KEY]: { mc: 2 } },
     });
-    t.equal(sse.buffered, 0, 'nothing delivered while the city log is held');
     city.open();
     const got = await frames(sse, 3);
     t.same(
