@@ -1,5 +1,6 @@
 import { assign, emit, setup } from 'xstate';
 import { payloadAs } from '../schemas/eventDecode.ts';
+import { withCauses, withoutCauses, type CausalHeads } from '../schemas/eventCauses.ts';
 import { recordOf, type Recorded, type RecordEvent } from './recorded.ts';
 
 /** The async supervisor operations (upstream's RequestFailedPayload.operation, city scope subset). */
@@ -18,8 +19,11 @@ export interface RequestContext extends RequestInput {
   error_message?: string;
 }
 
+/** `causes`: the heads of the city logs the terminal event follows from (schemas/eventCauses.ts). */
 export type RequestEvent =
-  { type: 'ACCEPT' } | { type: 'SUCCEED' } | { type: 'FAIL'; error_code: string; error_message: string };
+  | { type: 'ACCEPT' }
+  | { type: 'SUCCEED'; causes?: CausalHeads }
+  | { type: 'FAIL'; error_code: string; error_message: string; causes?: CausalHeads };
 
 /** Supervisor-log event types of the request lifecycle. `request.accepted` is ours (docs/compatibility.md). */
 export const REQUEST_ACCEPTED = 'request.accepted';
@@ -72,13 +76,13 @@ export const requestMachine = setup({
       on: {
         SUCCEED: {
           target: 'succeeded',
-          actions: emit(({ context: c }) =>
+          actions: emit(({ context: c, event }) =>
             recordOf(
               {
                 type: resultType(c.operation),
                 actor,
                 subject: c.name,
-                payload: { request_id: c.request_id, name: c.name, path: c.path },
+                payload: withCauses({ request_id: c.request_id, name: c.name, path: c.path }, event.causes),
               },
               terminalMsgId(c.request_id),
             ),
@@ -94,12 +98,15 @@ export const requestMachine = setup({
                   type: REQUEST_FAILED,
                   actor,
                   subject: c.name,
-                  payload: {
-                    request_id: c.request_id,
-                    operation: c.operation,
-                    error_code: event.error_code,
-                    error_message: event.error_message,
-                  },
+                  payload: withCauses(
+                    {
+                      request_id: c.request_id,
+                      operation: c.operation,
+                      error_code: event.error_code,
+                      error_message: event.error_message,
+                    },
+                    event.causes,
+                  ),
                 },
                 terminalMsgId(c.request_id),
               ),
@@ -129,12 +136,17 @@ export function requestRecordOf(
     const input = payloadAs(log, event, REQUEST_ACCEPTED);
     return { request_id: input.request_id, input, events: [{ type: 'ACCEPT' }] };
   }
+  // Causes are stored with the terminal event but are no part of its payload's schema.
   if (isResultType(event.type)) {
-    const { request_id } = payloadAs(log, event, event.type);
+    const { request_id } = payloadAs(log, { ...event, payload: withoutCauses(event.payload) }, event.type);
     return { request_id, events: [{ type: 'SUCCEED' }] };
   }
   if (event.type === REQUEST_FAILED) {
-    const { request_id, error_code, error_message } = payloadAs(log, event, REQUEST_FAILED);
+    const { request_id, error_code, error_message } = payloadAs(
+      log,
+      { ...event, payload: withoutCauses(event.payload) },
+      REQUEST_FAILED,
+    );
     return { request_id, events: [{ type: 'FAIL', error_code, error_message }] };
   }
   return undefined;

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CausalHeads } from '../../schemas/eventCauses.ts';
 import type { CityActor } from './cityActor.ts';
 import { readCityToml } from '../config/cityConfig.ts';
 import { effectiveConfig } from '../config/effectiveConfig.ts';
@@ -31,12 +32,13 @@ export async function reconcilePass(core: SupervisorCore): Promise<void> {
       if (!same || city.state === 'unregistering' || city.state === 'unregistered') {
         await core.log.fail(req.request_id, CITY_INIT_FAILED, `city ${req.name} is no longer registered`);
       } else if (city.running) {
-        await core.log.succeed(req.request_id);
+        await core.log.succeed(req.request_id, await headOf(city));
       } else if (city.state === 'failed') {
         await core.log.fail(
           req.request_id,
           CITY_INIT_FAILED,
           city.snapshot.context.error ?? 'city start failed',
+          await headOf(city),
         );
       }
     } else if (!same) {
@@ -44,8 +46,9 @@ export async function reconcilePass(core: SupervisorCore): Promise<void> {
       await core.log.succeed(req.request_id);
     } else if (city.state === 'unregistered') {
       const error = city.snapshot.context.error;
-      if (error) await core.log.fail(req.request_id, CITY_UNREGISTER_FAILED, error);
-      else await core.log.succeed(req.request_id);
+      const causes = await headOf(city);
+      if (error) await core.log.fail(req.request_id, CITY_UNREGISTER_FAILED, error, causes);
+      else await core.log.succeed(req.request_id, causes);
     } else if (city.state !== 'unregistering') {
       // Accepted, but the city's log never took `city.unregister_requested` (refused, or the process died
       // in between): the city was never touched, so the request failed.
@@ -77,6 +80,16 @@ export async function reconcilePass(core: SupervisorCore): Promise<void> {
         break;
     }
   }
+}
+
+/**
+ * The city's log head, recorded with a request's terminal event as its cause: a merged stream delivers the
+ * city's own events up to it (`city.created` … `controller.started`/`stopped`) before the terminal. Best
+ * effort: without it the terminal is only not held.
+ */
+async function headOf(city: CityActor): Promise<CausalHeads | undefined> {
+  const head = await city.journal.head().catch(() => 0);
+  return head > 0 ? { [city.name]: head } : undefined;
 }
 
 function job(

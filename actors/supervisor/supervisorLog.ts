@@ -4,6 +4,7 @@ import {
   requestMachine,
   requestRecordOf,
   type RequestContext,
+  type RequestEvent,
   type RequestInput,
 } from '../../machines/request.machine.ts';
 import {
@@ -12,6 +13,7 @@ import {
   supervisorMachine,
   type PreviousExit,
 } from '../../machines/supervisor.machine.ts';
+import type { CausalHeads } from '../../schemas/eventCauses.ts';
 import { foldingReported } from '../runtime/damagedRecords.ts';
 import type { EventClock } from '../runtime/eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from '../runtime/journal/journal.ts';
@@ -131,14 +133,22 @@ export class SupervisorLog {
     }
   }
 
-  /** Records the request's success terminal (no-op when it already has one). */
-  succeed(requestId: string): Promise<boolean> {
-    return this.#terminate(requestId, { type: 'SUCCEED' });
+  /**
+   * Records the request's success terminal (no-op when it already has one), with `causes`: the heads of
+   * the city logs it follows from, so a merged stream delivers it after them.
+   */
+  succeed(requestId: string, causes?: CausalHeads): Promise<boolean> {
+    return this.#terminate(requestId, { type: 'SUCCEED', ...(causes ? { causes } : {}) });
   }
 
-  /** Records `request.failed` (no-op when the request already has a terminal). */
-  fail(requestId: string, error_code: string, error_message: string): Promise<boolean> {
-    return this.#terminate(requestId, { type: 'FAIL', error_code, error_message });
+  /** Records `request.failed` (no-op when the request already has a terminal); `causes` as `succeed`. */
+  fail(requestId: string, error_code: string, error_message: string, causes?: CausalHeads): Promise<boolean> {
+    return this.#terminate(requestId, {
+      type: 'FAIL',
+      error_code,
+      error_message,
+      ...(causes ? { causes } : {}),
+    });
   }
 
   /** Accepted requests without a terminal event yet (in a cluster: of the cities this supervisor owns). */
@@ -186,7 +196,7 @@ export class SupervisorLog {
 
   async #terminate(
     requestId: string,
-    event: { type: 'SUCCEED' } | { type: 'FAIL'; error_code: string; error_message: string },
+    event: Extract<RequestEvent, { type: 'SUCCEED' | 'FAIL' }>,
   ): Promise<boolean> {
     const actor = this.#pending.get(requestId);
     if (!actor) return false;

@@ -7,6 +7,7 @@ import {
   isRegisteredEventType,
   type RegisteredEventType,
 } from '../../schemas/eventCatalog.ts';
+import { withoutCauses } from '../../schemas/eventCauses.ts';
 import type { TaggedEventStreamEnvelope, EventStreamEnvelope } from '../../schemas/eventEnvelopes.ts';
 
 /**
@@ -30,7 +31,8 @@ function checkerFor(type: RegisteredEventType): Checker {
  * through unchanged. Pure (compiled validators are cached).
  */
 export function wirePayload(type: string, payload: unknown): unknown {
-  const value = payload === undefined ? {} : payload;
+  // Recorded causes (schemas/eventCauses.ts) are the merge's business, never the client's.
+  const value = payload === undefined ? {} : withoutCauses(payload);
   if (!isRegisteredEventType(type)) return value;
   if (checkerFor(type).Check(value)) return value;
   try {

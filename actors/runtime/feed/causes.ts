@@ -1,11 +1,5 @@
+import { CAUSES_KEY } from '../../../schemas/eventCauses.ts';
 import { SUPERVISOR_LOG, type JournalEvent } from '../journal/journal.ts';
-
-/**
- * The payload key under which a supervisor event records the heads of the city logs it follows from (a
- * request's terminal event: the city's `city.created` … `controller.started` come before it). Stored with
- * the event, never served: the wire projection drops it (http/events/wire.ts).
- */
-export const CAUSES_KEY = 'after_heads';
 
 /** The causes an event of `log` records, as log → seq; undefined when it records none. Pure. */
 export function causesOf(
