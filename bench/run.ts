@@ -31,6 +31,7 @@ const SCENARIOS = [
   'dashboard',
   'svcProxy',
   'scaleout',
+  'work',
 ];
 
 function runScenario(name: string): Promise<ScenarioResult> {
