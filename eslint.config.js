@@ -18,7 +18,7 @@ const layers = [
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'eslint.config.js', 'bin/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'eslint.config.js', 'bin/**', 'docs/**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -192,6 +192,7 @@ export class AgentService implements AgentApi {
       // Started and ready, not merely a runtime session that exists: start waves wait for this.
       running: s.state === 'active' && seen.get(s.sessionName)?.running === true,
       busy: activeBead(this.opts.store.model, s) !== undefined,
+      manual: s.meta.session_origin === 'manual',
     }));
   }
 

@@ -18,6 +18,8 @@ export interface AgentConfig {
   scope?: string;
   provider?: string;
   start_command?: string;
+  /** `acp`: its sessions speak the Agent Client Protocol (its provider must declare `supports_acp`). */
+  session?: string;
   suspended?: boolean;
   /** Pool bounds: sessions kept at least / at most (absent max: one, unless min asks for more). */
   min_active_sessions?: number;
@@ -49,6 +51,8 @@ export interface CityConfig {
    * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
    */
   session?: Record<string, string | number>;
+  /** `[daemon]`'s scalar keys as written (`shutdown_timeout = "5s"`: how long a city's stop waits). */
+  daemon?: Record<string, string | number>;
   /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
   services?: unknown[];
   /**
@@ -115,6 +119,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('scope', str(t.scope));
     set('provider', str(t.provider));
     set('start_command', str(t.start_command));
+    set('session', str(t.session));
     set('suspended', typeof t.suspended === 'boolean' ? t.suspended : undefined);
     set('min_active_sessions', int(t.min_active_sessions));
     set('max_active_sessions', int(t.max_active_sessions));
@@ -129,10 +134,13 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   });
   const namedSessions = (Array.isArray(doc.named_session) ? doc.named_session : []).map((n) => {
     const t = (n ?? {}) as Record<string, unknown>;
+    // A rig's named session (stamped by its pack) is `<rig>/<name>`, backed by `<rig>/<template>`.
+    const dir = str(t.dir);
+    const inRig = (n: string) => (dir && n !== '' ? `${dir}/${n}` : n);
     const template = str(t.template) ?? '';
     return {
-      name: str(t.name) ?? template,
-      template,
+      name: inRig(str(t.name) ?? template),
+      template: inRig(template),
       mode: t.mode === 'always' ? 'always' : 'on_demand',
     } satisfies NamedSessionConfig;
   });
@@ -143,6 +151,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(doc.daemon && typeof doc.daemon === 'object' ? { daemon: sessionTable(doc.daemon) } : {}),
     ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };
 }

@@ -76,6 +76,15 @@ function cityPresets(c: ComposedConfig): Record<string, ProviderPreset> {
   return out;
 }
 
+/** Each problem once: a pack the city and its rigs both reach is read (and reported) by each. */
+function distinct(problems: ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.severity}\0${p.file}\0${p.field}\0${p.message}`;
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
 /**
  * The effective config of city.toml's `text` in `dir` (packs read from disk). Effects: reads pack files.
  * @throws ValidationError when `text` is not valid TOML.
@@ -109,11 +118,13 @@ export async function effectiveConfigOf(
   return {
     composed,
     city,
-    problems: validateConfig(
-      composed,
-      root,
-      [...fragmentProblems, ...mergeProblems, ...packProblems, ...rigPacks.problems],
-      layers,
+    problems: distinct(
+      validateConfig(
+        composed,
+        root,
+        [...fragmentProblems, ...mergeProblems, ...packProblems, ...rigPacks.problems],
+        layers,
+      ),
     ),
     packs,
     raw,

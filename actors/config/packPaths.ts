@@ -2,9 +2,15 @@
 import { isAbsolute, join, relative } from 'node:path';
 import { tablesOf, type Table } from '../../machines/config/layers.ts';
 
-/** True for a URL or a git source (`host/repo//sub#ref`), which is fetched rather than read. Pure. */
+/**
+ * True for a URL or a git source (`git@…`, `github.com/…`, `host/repo//sub#ref`), which is fetched rather
+ * than read; `//path` (the city's own directory) is local. Pure.
+ */
 export const isRemoteSource = (src: string): boolean =>
-  /^[a-z][a-z0-9+.-]*:\/\//i.test(src) || src.includes('//');
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(src) ||
+  src.startsWith('git@') ||
+  src.startsWith('github.com/') ||
+  (!src.startsWith('//') && src.includes('//'));
 
 const AGENT_PATHS = ['prompt_template', 'session_setup_script', 'overlay_dir', 'namepool'] as const;
 

@@ -5,14 +5,15 @@
  * `[[named_session]]` tables are layered under city.toml.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, rm, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'smol-toml';
 import { strOf, tableOf, tablesOf, type PackLayer, type Table } from '../../machines/config/layers.ts';
-import { bindPack, importsOf } from '../../machines/config/imports.ts';
+import { importsOf } from '../../machines/config/imports.ts';
+import { bindExpanded, expandPack, type PackNode } from '../../machines/config/packTree.ts';
 import type { RigPackLayer } from '../../machines/config/rigPacks.ts';
-import { isRemoteSource, rebaseAgentPaths } from './packPaths.ts';
+import { isRemoteSource } from './packPaths.ts';
+import { readPackTree, resolvePackSource, type PackReadContext } from './packTree.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 
 const run = promisify(execFile);
@@ -80,33 +81,61 @@ export async function materializePacks(cityDir: string, doc: Table): Promise<voi
   }
 }
 
-/** Reads one pack directory's pack.toml as a layer, or a problem naming what is wrong. */
-async function readPack(
-  cityDir: string,
+/** Makes a path written in a pack in `dir` relative to the city (absolute and `//` paths kept). */
+const rebaser =
+  (cityDir: string) =>
+  (p: string, dir: string): string =>
+    isAbsolute(p) || p.startsWith('//') ? p : relative(cityDir, join(dir, p));
+
+/**
+ * The layers of one pack reference: every pack it reaches below it (their directories only: formulas,
+ * orders, fragments), then the pack itself carrying the whole expansion (agents, named sessions,
+ * providers, services), its agents under `binding` when it is an import.
+ */
+function layersOf(cityDir: string, node: PackNode, binding?: string): PackLayer[] {
+  let e = expandPack(node, rebaser(cityDir));
+  if (binding) e = bindExpanded(e, binding);
+  const below = e.nodes
+    .filter((n) => n.dir !== node.dir)
+    .map((n): PackLayer => ({ name: n.name, file: n.file, dir: n.dir, doc: { pack: tableOf(n.doc.pack) } }));
+  return [
+    ...below,
+    {
+      name: node.name,
+      file: node.file,
+      dir: node.dir,
+      doc: {
+        ...node.doc,
+        agent: e.agents,
+        named_session: e.namedSessions,
+        providers: e.providers,
+        service: e.services,
+      },
+      sessionLive: e.sessionLive,
+      problems: e.problems,
+    },
+  ];
+}
+
+/** Reads one pack reference as layers, or none (with problems recorded). */
+async function packLayers(
+  ctx: PackReadContext,
   dir: string,
-  fallbackName: string,
-  field: string,
-): Promise<PackLayer | ConfigProblem> {
-  const file = join(dir, 'pack.toml');
-  const rel = relative(cityDir, file) || 'pack.toml';
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return { severity: 'error', file: 'city.toml', field, message: `no pack.toml at ${rel}` };
-  }
-  try {
-    const doc = parse(text) as Table;
-    return { name: strOf(tableOf(doc.pack).name) ?? fallbackName, file: rel, doc };
-  } catch (err) {
-    return { severity: 'error', file: rel, field: 'pack', message: (err as Error).message.split('\n')[0]! };
-  }
+  ref: { declaredIn: string; field: string; fallbackName: string },
+  binding?: string,
+): Promise<PackLayer[]> {
+  const node = await readPackTree(ctx, dir, ref);
+  if (!node) return [];
+  const layers = layersOf(ctx.cityDir, node, binding);
+  for (const l of layers) ctx.problems.push(...(l.problems ?? []));
+  return layers;
 }
 
 /**
  * The pack layers of a city document, in order: `workspace.includes` (local directories), the
- * materialised `[packs.<name>]`, then the city's own `pack.toml` (just under city.toml). A missing or broken
- * pack is a problem, not a failure. Effects: reads files.
+ * materialised `[packs.<name>]`, the `[imports.*]` (by binding), then the city's own `pack.toml` (just
+ * under city.toml) with its `agents/` directories. Each pack brings the packs it reaches, below it. A
+ * missing or broken pack is a problem, not a failure. Effects: reads files.
  */
 export async function readPacks(
   cityDir: string,
@@ -114,20 +143,17 @@ export async function readPacks(
 ): Promise<{ layers: PackLayer[]; problems: ConfigProblem[]; packs: PackInfo[] }> {
   const layers: PackLayer[] = [];
   const problems: ConfigProblem[] = [];
+  const ctx: PackReadContext = { cityDir, problems, cache: new Map() };
   const packs: PackInfo[] = [];
-  const add = (got: PackLayer | ConfigProblem): boolean => {
-    if ('severity' in got) problems.push(got);
-    else layers.push(got);
-    return !('severity' in got);
-  };
   const includes = tableOf(doc.workspace).includes;
   for (const [i, inc] of (Array.isArray(includes) ? includes : []).entries()) {
     const field = `workspace.includes[${i}]`;
-    const layer = await readIncludedPack(cityDir, inc, field, '; use [packs.<name>]', problems);
-    if (layer) {
-      layers.push(layer);
-      packs.push({ name: layer.name, path: inc as string });
-    }
+    const dir = includedDir(cityDir, inc, field, '; use [packs.<name>]', problems);
+    if (!dir) continue;
+    const got = await packLayers(ctx, dir, { declaredIn: 'city.toml', field, fallbackName: basename(dir) });
+    if (got.length === 0) continue;
+    layers.push(...got);
+    packs.push({ name: got[got.length - 1]!.name, path: inc as string });
   }
   for (const pack of packSources(doc)) {
     const field = `packs.${pack.name}`;
@@ -151,26 +177,43 @@ export async function readPacks(
       });
       continue;
     }
-    add(await readPack(cityDir, pack.path ? join(root, pack.path) : root, pack.name, field));
+    const dir = pack.path ? join(root, pack.path) : root;
+    layers.push(...(await packLayers(ctx, dir, { declaredIn: 'city.toml', field, fallbackName: pack.name })));
   }
   for (const { binding, spec } of importsOf(doc)) {
-    const layer = await readImport(cityDir, `imports.${binding}`, binding, spec, problems);
-    if (!layer) continue;
-    layers.push(layer);
+    const field = `imports.${binding}`;
+    const dir = importDir(cityDir, field, spec, problems);
+    if (!dir) continue;
+    const got = await packLayers(
+      ctx,
+      dir,
+      { declaredIn: 'city.toml', field: `${field}.source`, fallbackName: binding },
+      binding,
+    );
+    if (got.length === 0) continue;
+    layers.push(...got);
     packs.push({ name: binding, source: String(spec.source) });
   }
   if (await exists(join(cityDir, 'pack.toml'))) {
-    const own = await readPack(cityDir, cityDir, 'city', 'pack');
-    if (add(own)) packs.push({ name: (own as PackLayer).name, path: '.' });
+    const own = await packLayers(ctx, cityDir, {
+      declaredIn: 'city.toml',
+      field: 'pack',
+      fallbackName: 'city',
+    });
+    const top = own[own.length - 1];
+    if (top) {
+      top.cityPack = true;
+      layers.push(...own);
+      packs.push({ name: top.name, path: '.' });
+    }
   }
   return { layers, problems, packs };
 }
 
 /**
- * The packs each `[[rigs]]` entry includes (local directories, relative to the city), in rig then include
- * order; their agents' own paths are made relative to the city. A remote include is a warning (not
- * fetched); a pack with `[[service]]` an error (services belong to city-scoped packs, as upstream says).
- * Effects: reads files.
+ * The packs each `[[rigs]]` entry includes or imports (local directories), in rig then include order,
+ * each with the packs it reaches. A remote source is a warning (not fetched); a pack with `[[service]]`
+ * an error (services belong to city-scoped packs, as upstream says). Effects: reads files.
  */
 export async function readRigPacks(
   cityDir: string,
@@ -181,44 +224,55 @@ export async function readRigPacks(
   for (const [i, rig] of tablesOf(doc.rigs).entries()) {
     const rigName = strOf(rig.name);
     if (!rigName) continue;
+    // One read per rig, as upstream expands each rig on its own.
+    const ctx: PackReadContext = { cityDir, problems, cache: new Map() };
     const includes =
       rig.includes === undefined
         ? []
         : Array.isArray(rig.includes)
           ? (rig.includes as unknown[])
           : [rig.includes];
-    for (const [j, inc] of includes.entries()) {
-      const layer = await readIncludedPack(cityDir, inc, `rigs[${i}].includes[${j}]`, '', problems);
-      if (!layer) continue;
-      if (tablesOf(layer.doc.service).length > 0)
+    const add = (got: PackLayer[]) => {
+      const top = got[got.length - 1];
+      if (top && tablesOf(top.doc.service).length > 0)
         problems.push({
           severity: 'error',
-          file: layer.file,
+          file: top.file,
           field: 'service',
           message: `[[service]] is only allowed in city-scoped packs (rig ${rigName} includes this one)`,
         });
-      rebaseAgentPaths(layer.doc, resolve(cityDir, inc as string), cityDir);
-      layers.push({ ...layer, rig: rigName });
+      layers.push(...got.map((l) => ({ ...l, rig: rigName })));
+    };
+    for (const [j, inc] of includes.entries()) {
+      const field = `rigs[${i}].includes[${j}]`;
+      const dir = includedDir(cityDir, inc, field, '', problems);
+      if (dir)
+        add(await packLayers(ctx, dir, { declaredIn: 'city.toml', field, fallbackName: basename(dir) }));
     }
     for (const { binding, spec } of importsOf(rig)) {
-      const layer = await readImport(cityDir, `rigs[${i}].imports.${binding}`, binding, spec, problems);
-      if (layer) layers.push({ ...layer, rig: rigName });
+      const field = `rigs[${i}].imports.${binding}`;
+      const dir = importDir(cityDir, field, spec, problems);
+      if (dir)
+        add(
+          await packLayers(
+            ctx,
+            dir,
+            { declaredIn: 'city.toml', field: `${field}.source`, fallbackName: binding },
+            binding,
+          ),
+        );
     }
   }
   return { layers, problems };
 }
 
-/**
- * One V2 import: the pack at its `source` (a local directory; other sources are not fetched here), its
- * agents bound under `binding`. Undefined, with a problem pushed, when it cannot be read.
- */
-async function readImport(
+/** The directory of a V2 import (a local source), or undefined with a problem pushed. */
+function importDir(
   cityDir: string,
   field: string,
-  binding: string,
   spec: Table,
   problems: ConfigProblem[],
-): Promise<PackLayer | undefined> {
+): string | undefined {
   const source = strOf(spec.source);
   if (!source) {
     problems.push({
@@ -238,27 +292,20 @@ async function readImport(
     });
     return undefined;
   }
-  const dir = resolve(cityDir, source);
-  const layer = await readPack(cityDir, dir, binding, `${field}.source`);
-  if ('severity' in layer) {
-    problems.push(layer);
-    return undefined;
-  }
-  rebaseAgentPaths(layer.doc, dir, cityDir);
-  return { ...layer, doc: bindPack(layer.doc, binding) };
+  return resolvePackSource(cityDir, cityDir, source);
 }
 
 /**
- * The pack an `includes` entry names (a local directory), or undefined with a problem pushed: not a path
- * (error), remote (warning: not fetched; `remoteHint` says what to use instead), or unreadable.
+ * The directory an `includes` entry names (a local directory), or undefined with a problem pushed: not a
+ * path (error) or remote (warning: not fetched; `remoteHint` says what to use instead).
  */
-async function readIncludedPack(
+function includedDir(
   cityDir: string,
   inc: unknown,
   field: string,
   remoteHint: string,
   problems: ConfigProblem[],
-): Promise<PackLayer | undefined> {
+): string | undefined {
   if (typeof inc !== 'string' || inc === '') {
     problems.push({ severity: 'error', file: 'city.toml', field, message: 'expected a path' });
     return undefined;
@@ -272,9 +319,5 @@ async function readIncludedPack(
     });
     return undefined;
   }
-  const dir = resolve(cityDir, inc);
-  const layer = await readPack(cityDir, dir, basename(dir), field);
-  if (!('severity' in layer)) return layer;
-  problems.push(layer);
-  return undefined;
+  return resolvePackSource(cityDir, cityDir, inc);
 }

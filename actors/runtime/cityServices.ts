@@ -71,6 +71,12 @@ export interface CityService<S = CityServiceRegistry[CityServiceName]> {
   readonly service: S;
   /** Stops the service; called when the city stops, is unregistered, or a later phase of its start fails. */
   stop(): Promise<void>;
+  /**
+   * Ends what the service started outside this process (agent processes), before `stop`, when the city
+   * stops for good (stop, unregister). Not called when the supervisor itself shuts down: a restarted
+   * supervisor adopts what runs.
+   */
+  end?(): Promise<void>;
 }
 
 /**

@@ -27,7 +27,7 @@ import {
 import { K, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionExistsError, type RuntimeProvider } from './runtime/provider.ts';
 import type { SessionBook } from './sessionBook.ts';
-import { launchCommand } from './templates.ts';
+import { launchCommand, TRANSPORT_KEY } from './templates.ts';
 import { builtinPresets } from './runtime/presets.ts';
 
 export interface ReconcilerDeps {
@@ -279,6 +279,7 @@ export class SessionReconciler {
       identity: { sessionId: s.id, instanceToken: token, city: this.deps.city },
       ...(preset?.readyPromptPrefix ? { readyPromptPrefix: preset.readyPromptPrefix } : {}),
       ...(preset?.readyDelayMs && !preset.readyPromptPrefix ? { readyDelayMs: preset.readyDelayMs } : {}),
+      ...(s.meta[TRANSPORT_KEY] === 'acp' ? { transport: 'acp' as const } : {}),
     };
   }
 }

@@ -30,7 +30,7 @@ import { SessionQueries } from './sessionQueries.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
 import { SessionRequests } from './sessionRequests.ts';
 import { sessionView } from './sessionView.ts';
-import { mintSessionKey, resolveTemplate } from './templates.ts';
+import { mintSessionKey, resolveTemplate, TRANSPORT_KEY } from './templates.ts';
 import type {
   Accepted,
   MutationContext,
@@ -128,7 +128,7 @@ export class SessionService implements SessionApi {
           command: t.command,
           origin,
           ...(sessionKey ? { sessionKey } : {}),
-          metadata: { agent_name: instance },
+          metadata: { agent_name: instance, ...(t.transport ? { [TRANSPORT_KEY]: t.transport } : {}) },
         },
         c,
       ),
@@ -176,6 +176,37 @@ export class SessionService implements SessionApi {
     this.reconciler.start();
   }
 
+  /**
+   * The city stops for good: no more starts, then every session process the city's runtime holds (orphans
+   * included) is interrupted, given `shutdownTimeoutMs` to end, and the rest stopped, process tree and all;
+   * a tmux server with no session left exits. Each running session of the book records `session.stopped`
+   * (killed: the next start restarts it without counting a crash).
+   */
+  async endSessions(): Promise<void> {
+    this.#stopped = true;
+    await this.reconciler.stop();
+    await this.#requests.settled();
+    const running = async () =>
+      [...(await this.opts.runtime.observe())].filter(([, o]) => o.running).map(([name]) => name);
+    const names = await running();
+    await Promise.all(names.map((name) => this.opts.runtime.interrupt(name).catch(() => undefined)));
+    const deadline = this.#now() + this.thresholds.shutdownTimeoutMs;
+    let left = names;
+    while (left.length > 0 && this.#now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await running();
+    }
+    await Promise.all(left.map((name) => this.opts.runtime.stop(name).catch(() => undefined)));
+    for (const s of this.book.openSessions()) {
+      if (!names.includes(s.sessionName)) continue;
+      await this.book
+        .decide((m, c) => decideKilled(m, s.id, c), 'gc')
+        .catch((err: unknown) =>
+          this.opts.logger.warn({ err, session: s.id }, 'recording session.stopped failed'),
+        );
+    }
+  }
+
   async stopService(): Promise<void> {
     this.#stopped = true;
     await this.reconciler.stop();
@@ -204,6 +235,7 @@ export class SessionService implements SessionApi {
       const sessionKey = mintSessionKey(template);
       const metadata: Record<string, string> = {};
       if (template.kind === 'provider') metadata['gc.kind'] = 'provider';
+      if (template.transport) metadata[TRANSPORT_KEY] = template.transport;
       if (input.message) metadata['gc.first_message'] = input.message;
       if (input.options && Object.keys(input.options).length > 0) {
         metadata['template_overrides'] = JSON.stringify(input.options);

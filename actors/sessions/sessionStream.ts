@@ -9,8 +9,8 @@
  * Activity and pending frames carry no id; they are sent again on every connection.
  */
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
-import { detectPending, type PendingInteraction } from './pending/detect.ts';
-import { PENDING_SCREEN_LINES } from './pending/patterns.ts';
+import type { PendingInteraction } from './pending/detect.ts';
+import { readPending } from './pending/readPending.ts';
 import { logActivity, type Activity } from './transcript/activity.ts';
 import { visible } from './transcript/claudePage.ts';
 import { UnknownCursorError } from './transcript/claudeReader.ts';
@@ -257,13 +257,12 @@ export class SessionStream {
       return this.close();
     }
     if (this.#activity === 'idle' && !this.#pending) return;
-    let screen: string;
+    let pending: PendingInteraction | undefined;
     try {
-      screen = await this.transcripts.service.runtime.peek(this.session.sessionName, PENDING_SCREEN_LINES);
+      pending = await readPending(this.transcripts.service.runtime, this.session.sessionName);
     } catch {
       return;
     }
-    const pending = detectPending(screen);
     if (pending && pending.request_id !== this.#pending?.request_id) {
       this.#pending = pending;
       this.sink.send({ event: 'pending', data: JSON.stringify(pending) });

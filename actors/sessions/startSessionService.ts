@@ -11,7 +11,7 @@ import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
-import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
+import { openRuntimeProvider, parseRuntimeKind, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { installClaudeHooks } from './providerHooks.ts';
 import { cityEnvironment } from './sessionEnv.ts';
@@ -43,15 +43,36 @@ function hasTmux(): boolean {
   return tmuxPresent;
 }
 
-const RUNTIMES: readonly RuntimeKind[] = ['tmux', 'subprocess', 'fake'];
+const RUNTIMES = 'tmux, subprocess, acp, fake or exec:<script>';
+/** Upstream's runtimes this supervisor does not have (refused at create and by validate). */
+const UNAVAILABLE = ['k8s', 'hybrid', 'fail'];
 
 /** `GC_SESSION_RUNTIME` chooses the runtime for every city; unset: tmux when installed, else subprocess. */
 export function runtimeKindFrom(env: NodeJS.ProcessEnv): RuntimeKind {
   const asked = env.GC_SESSION_RUNTIME;
-  if (asked && (RUNTIMES as readonly string[]).includes(asked)) return asked as RuntimeKind;
-  if (asked)
-    throw new Error(`GC_SESSION_RUNTIME must be one of ${RUNTIMES.join(', ')}, not ${JSON.stringify(asked)}`);
+  if (asked) {
+    const kind = parseRuntimeKind(asked);
+    if (!kind) throw new Error(`GC_SESSION_RUNTIME must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+    return kind;
+  }
   return hasTmux() ? 'tmux' : 'subprocess';
+}
+
+/**
+ * The runtime a city's `[session] provider` names (upstream's key), else the supervisor's choice.
+ * @throws Error naming the key for a value that names no runtime (the city's start fails with it).
+ */
+export function cityRuntimeKind(table: Record<string, string | number>, env: NodeJS.ProcessEnv): RuntimeKind {
+  const asked = table.provider;
+  if (asked === undefined || asked === '') return runtimeKindFrom(env);
+  const kind = typeof asked === 'string' ? parseRuntimeKind(asked) : undefined;
+  // A name upstream does not know runs on the default runtime, as upstream (validate warns); one it knows
+  // and we lack (k8s) was refused at create; an exec: without a script is a mistake, not a name.
+  if (!kind && typeof asked === 'string' && !asked.startsWith('exec:') && !UNAVAILABLE.includes(asked))
+    return runtimeKindFrom(env);
+  if (!kind)
+    throw new Error(`city.toml [session] provider must be ${RUNTIMES}, not ${JSON.stringify(asked)}`);
+  return kind;
 }
 
 export async function startSessionService(
@@ -60,10 +81,14 @@ export async function startSessionService(
 ): Promise<CityService & { service: SessionService }> {
   const store = city.started?.[BEAD_SERVICE];
   if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
-  const runtime = openRuntimeProvider(options.runtime ?? runtimeKindFrom(process.env), {
-    city: city.name,
-    home: city.home ?? city.path,
-  });
+  // The tests' choice, then the city's `[session] provider`, then the supervisor's environment.
+  const runtime = openRuntimeProvider(
+    options.runtime ?? cityRuntimeKind(city.config.session ?? {}, process.env),
+    {
+      city: city.name,
+      home: city.home ?? city.path,
+    },
+  );
   // Provider hooks: a city whose .claude/settings.json is broken still starts (its sessions run without).
   try {
     installClaudeHooks(city.path);
@@ -77,7 +102,11 @@ export async function startSessionService(
     runtime,
     config: city.config,
     logger: city.logger ?? defaultLogger(),
-    thresholds: { ...thresholdsFrom(city.config.session ?? {}), ...options.thresholds },
+    thresholds: {
+      ...thresholdsFrom(city.config.session ?? {}),
+      ...shutdownTimeoutFrom(city.config.daemon),
+      ...options.thresholds,
+    },
     env: {
       ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
       ...options.env,
@@ -91,6 +120,7 @@ export async function startSessionService(
       reporter?.();
       await service.stopService();
     },
+    end: () => service.endSessions(),
   };
 }
 
@@ -138,6 +168,20 @@ const DURATIONS: Record<string, keyof SessionThresholds> = {
   create_timeout: 'createWaitMs',
   message_timeout: 'messageTimeoutMs',
 };
+/**
+ * Upstream `[session]` keys that are not thresholds: `provider` chooses the runtime (above); the others
+ * are read but not applied (config validation warns about them).
+ */
+const NOT_THRESHOLDS = new Set([
+  'provider',
+  'socket',
+  'setup_timeout',
+  'nudge_ready_timeout',
+  'nudge_retry_interval',
+  'nudge_lock_timeout',
+  'debounce_ms',
+  'display_ms',
+]);
 const COUNTS: Record<string, keyof SessionThresholds> = {
   max_wake_attempts: 'maxWakeAttempts',
   max_wakes_per_tick: 'maxWakesPerTick',
@@ -150,6 +194,7 @@ const COUNTS: Record<string, keyof SessionThresholds> = {
 export function thresholdsFrom(table: Record<string, string | number>): Partial<SessionThresholds> {
   const out: Partial<SessionThresholds> = {};
   for (const [key, value] of Object.entries(table)) {
+    if (NOT_THRESHOLDS.has(key)) continue;
     try {
       if (key in DURATIONS)
         out[DURATIONS[key]!] = parseDuration(typeof value === 'number' ? `${value}ms` : value);
@@ -161,4 +206,17 @@ export function thresholdsFrom(table: Record<string, string | number>): Partial<
     }
   }
   return out;
+}
+
+/** `[daemon] shutdown_timeout` (upstream's key): how long a city's stop waits after interrupting its sessions. */
+export function shutdownTimeoutFrom(
+  daemon: Record<string, string | number> | undefined,
+): Partial<SessionThresholds> {
+  const value = daemon?.shutdown_timeout;
+  if (value === undefined) return {};
+  try {
+    return { shutdownTimeoutMs: parseDuration(typeof value === 'number' ? `${value}ms` : value) };
+  } catch (err) {
+    throw new Error(`city.toml [daemon] shutdown_timeout: ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -17,6 +17,30 @@ export interface SessionTemplate {
   /** The base shell command, before conversation flags and the first message. */
   command: string;
   preset?: ProviderPreset;
+  /** `acp`: sessions of it speak the Agent Client Protocol. */
+  transport?: 'acp';
+}
+
+/**
+ * The template's ACP form when its agent (`session = "acp"`) or its city (`[session] provider = "acp"`) asks:
+ * the provider's ACP command. @throws ValidationError when the provider does not declare `supports_acp`.
+ */
+function withTransport(
+  t: SessionTemplate,
+  config: CityConfig,
+  agentSession: string | undefined,
+): SessionTemplate {
+  const asked = agentSession ?? (config.session?.provider === 'acp' ? 'acp' : undefined);
+  if (asked === undefined || asked === '') return t;
+  if (asked !== 'acp')
+    throw new ValidationError(
+      `agent ${t.name}: session ${JSON.stringify(asked)} is not a session transport (use "acp" or omit it)`,
+    );
+  if (!t.preset?.supportsAcp)
+    throw new ValidationError(
+      `agent ${t.name}: session = "acp" needs a provider with supports_acp = true, and ${t.provider} does not declare it`,
+    );
+  return { ...t, command: t.preset.acpCommand ?? t.preset.command, transport: 'acp' };
 }
 
 /** The template a create means. @throws NotFoundError for an unknown agent or provider. */
@@ -34,7 +58,11 @@ export function resolveTemplate(
   if (kind === 'provider') {
     const preset = name ? presets[name] : undefined;
     if (!preset) throw new NotFoundError(`provider ${JSON.stringify(name ?? '')} not found`);
-    return { name: preset.name, provider: preset.name, kind: 'provider', command: preset.command, preset };
+    return withTransport(
+      { name: preset.name, provider: preset.name, kind: 'provider', command: preset.command, preset },
+      config,
+      undefined,
+    );
   }
   if (name) {
     const agent =
@@ -45,13 +73,14 @@ export function resolveTemplate(
       const preset = providerName ? presets[providerName] : undefined;
       const command = agent.start_command ?? preset?.command ?? config.startCommand;
       if (!command) throw new NotFoundError(`agent ${name} has no provider or start_command`);
-      return {
+      const template: SessionTemplate = {
         name,
         provider: agent.start_command ? 'custom' : (preset?.name ?? 'custom'),
         kind: 'agent',
         command,
         ...(agent.start_command || !preset ? {} : { preset }),
       };
+      return withTransport(template, config, agent.session);
     }
     // The city's default template answers to its provider's name too.
     if (name !== config.provider) throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
@@ -59,12 +88,19 @@ export function resolveTemplate(
   if (config.provider) {
     const preset = presets[config.provider];
     if (!preset) throw new NotFoundError(`provider ${JSON.stringify(config.provider)} has no preset`);
-    return { name: config.provider, provider: preset.name, kind: 'agent', command: preset.command, preset };
+    return withTransport(
+      { name: config.provider, provider: preset.name, kind: 'agent', command: preset.command, preset },
+      config,
+      undefined,
+    );
   }
   if (config.startCommand)
     return { name: 'default', provider: 'custom', kind: 'agent', command: config.startCommand };
   throw new NotFoundError('the city has no default session template (no provider or start_command)');
 }
+
+/** The session metadata key that keeps a session's transport (`acp`) for each start. */
+export const TRANSPORT_KEY = 'gc.transport';
 
 /** A conversation id minted before the first start, for CLIs that take one (`--session-id`). */
 export const mintSessionKey = (template: SessionTemplate): string | undefined =>

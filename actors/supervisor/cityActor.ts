@@ -132,11 +132,15 @@ export class CityActor {
     return set.map;
   }
 
-  /** Stops the services in reverse start order; resolves the first failure's message, if any. */
-  async stopServices(): Promise<string | undefined> {
+  /**
+   * Stops the services in reverse start order; resolves the first failure's message, if any. `final` (the
+   * city stops or is unregistered, not the supervisor) ends what each service started first.
+   */
+  async stopServices(final = false): Promise<string | undefined> {
     let failure: string | undefined;
     for (const [name, service] of [...this.services].reverse()) {
       try {
+        if (final) await service.end?.();
         await service.stop();
       } catch (err) {
         failure ??= `stopping ${name}: ${(err as Error).message}`;

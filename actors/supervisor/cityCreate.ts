@@ -1,3 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'smol-toml';
+import { tableOf } from '../../machines/config/layers.ts';
+import { sessionProviderProblem } from '../../machines/config/sessionProvider.ts';
+import { cityTomlPath } from '../config/cityConfig.ts';
 import { captureCursor } from '../runtime/cursor.ts';
 import type { CityActor } from './cityActor.ts';
 import { isInitialized, resolveCityDir, scaffoldCity, type Scaffold } from './cityScaffold.ts';
@@ -54,6 +59,26 @@ export function unknownBootstrapProfile(value: unknown): ValidationError {
   });
 }
 
+/**
+ * A city.toml already in the directory (a city written elsewhere, `gc init --from`) is refused at create
+ * when it asks for a session runtime this supervisor does not have: the same answer /config/validate
+ * gives. A file that is not valid TOML is left to the start (which reports it). Effects: reads city.toml.
+ * @throws ValidationError (422) naming `city.toml:session.provider`.
+ */
+async function checkExistingCityToml(path: string): Promise<void> {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(await readFile(cityTomlPath(path), 'utf8'));
+  } catch {
+    return;
+  }
+  const p = sessionProviderProblem(doc);
+  if (p?.severity !== 'error') return;
+  throw new ValidationError(`${p.file}: ${p.field}: ${p.message}`, 'invalid_config', {
+    errors: [{ location: `${p.file}:${p.field}`, message: p.message, value: tableOf(doc.session).provider }],
+  });
+}
+
 /** 503 when the host lacks what the city needs. Effects: looks up executables. */
 async function checkHost(core: SupervisorCore, provider: string | undefined): Promise<void> {
   for (const bin of core.hardDependencies) {
@@ -104,6 +129,7 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
     const initialized = await step('check dir', () => isInitialized(path));
     core.claims.check({ op: 'create.admit', name, path, initialized });
     await checkHost(core, provider);
+    await step('check city.toml', () => checkExistingCityToml(path));
 
     const event_cursor = await captureCursor(core.live.logs());
     scaffold = await scaffoldCity(path, name, { provider, startCommand, bootstrapProfile: profile }, step);

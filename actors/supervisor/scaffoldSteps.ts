@@ -8,6 +8,7 @@ import { UnavailableError } from '../runtime/errors.ts';
 export const SCAFFOLD_STEPS = [
   'resolve dir',
   'check dir',
+  'check city.toml',
   'create dir',
   'write city.toml',
   'create .gc',

@@ -41,7 +41,9 @@ export function maintenanceRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      const body = maintenanceOf(deps, request.params.cityName).store.status();
+      const maintenance = maintenanceOf(deps, request.params.cityName);
+      await maintenance.refresh();
+      const body = maintenance.store.status();
       reply.header('X-GC-Cache-Age-S', '0');
       return body;
     },
@@ -69,7 +71,9 @@ export function maintenanceRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      const { startedAt, done } = maintenanceOf(deps, request.params.cityName).store.trigger();
+      const maintenance = maintenanceOf(deps, request.params.cityName);
+      await maintenance.refresh();
+      const { startedAt, done } = maintenance.store.trigger();
       if (!request.query.wait) return reply.code(202).send({ accepted: true, started_at: startedAt });
       return { accepted: true, started_at: startedAt, run: await done };
     },

@@ -115,18 +115,24 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
       // still is, so a 202 for the last city's unregister is never followed by a 503 (spec 4.4 rule 3).
       if (!deps.cities.hasProviders())
         throw new UnavailableError('no event providers available', 'no_providers');
-      // A stalled or failing log must not hold up (or fail) the others: it starts at its head when it can.
-      const start = await feedStart(deps.cities.logs(), resume, HEAD_WAIT_MS);
+      const filter = request.query.include === 'internal' ? 'internal' : 'served';
+      const served = servedEvents(request.query.include);
+      const tail = registry.supervisorTail(deps.cities, filter, served);
+      if (!tail.running) {
+        // A stalled or failing log must not hold up (or fail) the others: it starts at its head when it can.
+        const start = await feedStart(deps.cities.logs(), undefined, HEAD_WAIT_MS);
+        tail.start(start);
+      }
       const writer = openEventStream(reply, registry, streamOptions(deps));
       runSupervisorStream(
         {
           cities: deps.cities,
-          ...start,
-          served: servedEvents(request.query.include),
+          served,
           onError: (log, err) => request.log.warn({ err, log }, 'supervisor stream: log failed; retrying'),
         },
+        resume ? { after: resume } : { head: true },
         writer,
-        registry.taggedFrames,
+        { frames: registry.taggedFrames, tail },
       );
       return reply;
     },

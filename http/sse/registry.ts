@@ -1,5 +1,8 @@
 import type { Journal, JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { LiveFanout } from '../../actors/runtime/feed/liveFanout.ts';
+import { MergedTail } from '../../actors/runtime/feed/mergedTail.ts';
+import type { EventFilter } from '../../actors/runtime/feed/visibility.ts';
+import type { LiveCities } from '../../actors/supervisor/liveCities.ts';
 import type { CityStreamShared } from './cityStream.ts';
 import { FrameCache } from './frameCache.ts';
 import type { SseWriter, SseWriterOptions } from './writer.ts';
@@ -26,6 +29,26 @@ export class StreamRegistry {
     frames: this.cityFrames,
     fanout: (journal, filter, keep) => this.#fanout(journal, filter, keep),
   };
+
+  /** The merged tails of this app's supervisor streams, one per event filter (see supervisorTail). */
+  readonly #tails = new Map<string, MergedTail>();
+
+  /**
+   * The merged tail every supervisor stream of `filter` (served by `served`) shares: it follows each log
+   * through the same fan-out as the city streams of that filter, so a log is read once for all of them.
+   */
+  supervisorTail(cities: LiveCities, filter: string, served: EventFilter): MergedTail {
+    let tail = this.#tails.get(filter);
+    if (!tail) {
+      tail = new MergedTail({
+        cities,
+        fanout: (journal, keep) => this.#fanout(journal, filter, keep),
+        keep: served,
+      });
+      this.#tails.set(filter, tail);
+    }
+    return tail;
+  }
 
   #fanout(journal: Journal, filter: string, keep: (event: JournalEvent) => boolean): LiveFanout {
     let byFilter = this.#fanouts.get(journal);

@@ -1,9 +1,11 @@
 import { applyPatches } from './applyPatches.ts';
+import { originOf } from './packTree.ts';
 import { expandRigPacks } from './rigPacks.ts';
 import type { ComposedConfig } from './composedConfig.ts';
 import {
   agentIdentity,
   CITY_FILE,
+  listOf,
   strOf,
   tableOf,
   tablesOf,
@@ -68,14 +70,19 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
       providers[name] = { ...(providers[name] ?? {}), ...table };
       stamp(sources, `providers.${name}`, table, source);
     }
+    // A rig-scoped agent or named session of an included pack is stamped per rig that includes the pack
+    // (rigPacks.ts), never here; the city's own pack.toml defines city agents whatever their scope.
+    const rigScoped = (t: Table) => source.origin === 'pack' && !cityPack && t.scope === 'rig';
     for (const agent of tablesOf(doc.agent)) {
-      // A rig-scoped agent of a pack is stamped per rig that includes the pack (rigPacks.ts), never here.
-      if (source.origin === 'pack' && agent.scope === 'rig') continue;
+      if (rigScoped(agent)) continue;
       const id = agentIdentity(agent);
+      // A fallback agent yields to one of the same identity defined elsewhere (upstream's `fallback`).
+      if (agent.fallback === true && agents.has(id) && agents.get(id)!.fallback !== true) continue;
       // Only a replaced agent has sources to drop (scanning them for every agent is quadratic).
       if (agents.delete(id)) unstamp(sources, `agents.${id}`);
       agents.set(id, { ...agent });
-      stamp(sources, `agents.${id}`, agent, source);
+      const file = originOf(agent)?.file;
+      stamp(sources, `agents.${id}`, agent, file && source.origin === 'pack' ? { ...source, file } : source);
     }
     for (const service of tablesOf(doc.service)) {
       const name = textOf(service.name);
@@ -83,10 +90,19 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
       services.set(name, { ...service });
       stamp(sources, `services.${name}`, service, source);
     }
-    namedSessions.push(...tablesOf(doc.named_session).map((t) => ({ ...t })));
+    namedSessions.push(
+      ...tablesOf(doc.named_session)
+        .filter((t) => !rigScoped(t))
+        .map((t) => ({ ...t })),
+    );
   };
 
-  for (const pack of layers.packs) merge(pack.doc, { origin: 'pack', file: pack.file, pack: pack.name });
+  let cityPack = false;
+  for (const pack of layers.packs) {
+    cityPack = pack.cityPack === true;
+    merge(pack.doc, { origin: 'pack', file: pack.file, pack: pack.name });
+  }
+  cityPack = false;
   merge(layers.city, cityFile);
 
   const rigs = tablesOf(layers.city.rigs).map((r) => ({ ...r }));
@@ -104,7 +120,10 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
   }
 
   const unmatchedPatches: ComposedConfig['unmatchedPatches'] = [];
-  expandRigPacks({ agents, providers, sources, rigs, unmatchedPatches }, layers.rigPacks ?? []);
+  expandRigPacks(
+    { agents, providers, sources, rigs, unmatchedPatches, namedSessions },
+    layers.rigPacks ?? [],
+  );
 
   const patchTable = tableOf(layers.city.patches);
   const patches = {
@@ -125,9 +144,28 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
     unmatchedPatches,
   };
   applyPatches(composed);
+  appendGlobalSessionLive(composed, layers);
   // A suspended rig holds its agents: the reconciler starts none of them.
   for (const rig of rigs.filter((r) => r.suspended === true)) {
     for (const agent of composed.agents.filter((a) => strOf(a.dir) === rig.name)) agent.suspended = true;
   }
   return composed;
+}
+
+/**
+ * `[global] session_live` of the city's packs goes to every agent, a rig pack's to that rig's agents
+ * (upstream appends them after patches). Mutates `c`.
+ */
+function appendGlobalSessionLive(c: ComposedConfig, layers: ConfigLayers): void {
+  const add = (agent: Table, live: string[], source: Source) => {
+    if (live.length === 0) return;
+    agent.session_live = [...listOf(agent.session_live), ...live];
+    c.sources[`agents.${agentIdentity(agent)}.session_live`] = source;
+  };
+  for (const pack of layers.packs)
+    for (const agent of c.agents)
+      add(agent, pack.sessionLive ?? [], { origin: 'pack', file: pack.file, pack: pack.name });
+  for (const pack of layers.rigPacks ?? [])
+    for (const agent of c.agents.filter((a) => strOf(a.dir) === pack.rig))
+      add(agent, pack.sessionLive ?? [], { origin: 'pack', file: pack.file, pack: pack.name });
 }

@@ -4,6 +4,7 @@
  * `[patches]` of city.toml, which override agents, providers and rigs whatever layer defined them (so they
  * survive a pack update). Everything here is plain data parsed from TOML: pure.
  */
+import type { ConfigProblem } from './problems.ts';
 
 /** A TOML table as parsed. */
 export type Table = Record<string, unknown>;
@@ -25,6 +26,14 @@ export interface PackLayer {
   /** The file it was read from, relative to the city directory. */
   file: string;
   doc: Table;
+  /** Its directory (absolute): `{{.ConfigDir}}` of its agents and services. */
+  dir?: string;
+  /** `[global] session_live` of the packs it reaches: appended to the agents in its scope. */
+  sessionLive?: string[];
+  /** The city's own pack.toml: its agents are the city's whatever their `scope`. */
+  cityPack?: boolean;
+  /** Problems found while expanding it (the reader reports them). */
+  problems?: ConfigProblem[];
 }
 
 /** Everything composition reads. */

@@ -6,6 +6,7 @@
  * defines itself under the same identity wins. Pure.
  */
 import { patchAgent } from './applyPatches.ts';
+import { originOf } from './packTree.ts';
 import {
   agentIdentity,
   strOf,
@@ -28,6 +29,8 @@ export interface RigPackTarget {
   sources: Record<string, Source>;
   rigs: Table[];
   unmatchedPatches: Array<{ field: string; target: string }>;
+  /** Rig-stamped named sessions are appended here. */
+  namedSessions?: Table[];
 }
 
 /** Stamps each rig's pack agents into `c` and applies the rig's overrides to them. Mutates `c`. */
@@ -39,13 +42,19 @@ export function expandRigPacks(c: RigPackTarget, layers: RigPackLayer[]): void {
     stampedBy.set(layer.rig, stamped);
     for (const agent of tablesOf(layer.doc.agent)) {
       if (agent.scope === 'city') continue;
-      const copy: Table = { ...agent, dir: layer.rig };
+      // An explicit dir is kept (upstream stamps only an empty one).
+      const copy: Table = { ...agent, dir: strOf(agent.dir) ?? layer.rig };
       const id = agentIdentity(copy);
       if (c.agents.has(id)) continue;
       c.agents.set(id, copy);
       stamped.add(id);
-      for (const key of Object.keys(copy)) c.sources[`agents.${id}.${key}`] = source;
+      const file = originOf(agent)?.file;
+      for (const key of Object.keys(copy))
+        c.sources[`agents.${id}.${key}`] = file ? { ...source, file } : source;
     }
+    // Named sessions follow their agents: stamped with the rig unless city-scoped (upstream).
+    for (const s of tablesOf(layer.doc.named_session))
+      if (s.scope !== 'city') c.namedSessions?.push({ ...s, dir: strOf(s.dir) ?? layer.rig });
     for (const [name, spec] of Object.entries(tableOf(layer.doc.providers))) {
       if (Object.hasOwn(c.providers, name)) continue;
       c.providers[name] = { ...tableOf(spec) };
@@ -57,7 +66,11 @@ export function expandRigPacks(c: RigPackTarget, layers: RigPackLayer[]): void {
     if (!name) return;
     for (const list of ['overrides', 'patches'] as const) {
       tablesOf(rig[list]).forEach((o, j) => {
-        const id = `${name}/${strOf(o.agent) ?? ''}`;
+        // Upstream matches the bare name: `polecat` reaches `rig/gs.polecat` too.
+        const bare = strOf(o.agent) ?? '';
+        const id =
+          [...(stampedBy.get(name) ?? [])].find((s) => s === `${name}/${bare}` || s.endsWith(`.${bare}`)) ??
+          `${name}/${bare}`;
         const target = stampedBy.get(name)?.has(id) ? c.agents.get(id) : undefined;
         if (!target) {
           c.unmatchedPatches.push({ field: `rigs[${i}].${list}[${j}]`, target: `agent ${id}` });

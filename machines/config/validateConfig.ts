@@ -11,6 +11,8 @@ import {
   type Table,
 } from './layers.ts';
 import { didYouMean, type ConfigProblem } from './problems.ts';
+import { sessionProviderProblem } from './sessionProvider.ts';
+import { unappliedProblems } from './unapplied.ts';
 
 /** city.toml's top-level keys (upstream's); any other is a warning. */
 export const KNOWN_TOP_LEVEL = [
@@ -169,6 +171,10 @@ export function validateConfig(
     if (s.kind !== undefined && !SERVICE_KINDS.includes(textOf(s.kind)))
       error(file, `${field}.kind`, `expected one of ${SERVICE_KINDS.join(', ')}`);
   });
+
+  const runtime = sessionProviderProblem(city);
+  if (runtime) out.push(runtime);
+  out.push(...unappliedProblems(c));
 
   for (const { field, target } of c.unmatchedPatches) error(CITY_FILE, field, `${target} is not defined`);
   tablesOf(tableOf(city.patches).agent).forEach((p, i) => {

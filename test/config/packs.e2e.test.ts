@@ -53,7 +53,7 @@ t.test('a [packs.<name>] git source is fetched at its ref when the city starts',
 
   t.ok(existsSync(join(dir, '.gc', 'cache', 'packs', 'base', 'pack.toml')), 'cloned into the city cache');
   t.same((await s.call('GET', `${base}/packs`)).body, { packs: [{ name: 'base', source: repo, ref: 'v1' }] });
-  const explain = (await s.call('GET', `${base}/config/explain`)).body;
+  const explain = (await s.call('GET', `${base}/config/explain?extras=true`)).body;
   t.same(
     explain.agents.map((a: { name: string; origin: string; suspended: boolean }) => [
       a.name,

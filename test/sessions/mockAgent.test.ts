@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { mockAgentPath } from '../../actors/sessions/runtime/presets.ts';
-import { until } from './runtimeConformance.ts';
+import { until } from '../runtimes/conformance.ts';
 
 interface Run {
   stdout: string;

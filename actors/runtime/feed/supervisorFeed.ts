@@ -1,6 +1,7 @@
 import type { CompositeCursor, CursorMap } from '../../../schemas/compositeCursor.ts';
 import { headPositionsWithin } from '../cursor.ts';
 import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
+import { causesMet, causesOf } from './causes.ts';
 import { closeQuietly } from './closeQuietly.ts';
 import { CursorTracker } from './cursorTracker.ts';
 import type { EventFilter } from './visibility.ts';
@@ -26,6 +27,8 @@ export interface LiveLogs {
   logs(): Map<string, Journal>;
   /** Listens for a log attached, changed or detached; returns the function that stops listening. */
   onChange(listener: () => void): () => void;
+  /** The supervisor's own log. */
+  readonly supervisorLog: Journal;
 }
 
 export interface SupervisorFeedOptions {
@@ -41,6 +44,11 @@ export interface SupervisorFeedOptions {
   served?: EventFilter;
   /** Told when a log's subscription fails; the feed keeps going and retries that log. */
   onError?: (log: string, err: unknown) => void;
+  /**
+   * Asked with the whole cursor after each event (delivered or not served); true: another reader (the
+   * merged tail) takes over from exactly there, and the feed closes without delivering anything more.
+   */
+  handOff?: (cursor: CompositeCursor) => boolean;
   /** Backoff between retries of a failing log (default 250 ms doubling to 10 s). */
   retryMinMs?: number;
   retryMaxMs?: number;
@@ -83,6 +91,9 @@ interface Pump {
  * read but keep their pair in the cursor, so a later resume is exact. An event that is not served is not
  * delivered but still advances its log's pair, so the next cursor is past it and no resume ever brings it
  * back (nor skips a served one). A failing log is reported and retried with backoff while the others flow.
+ * An event that records causes in other logs (causes.ts) waits until they are delivered (or their log is no
+ * longer read), holding its own log behind it. Supervisor streams read by such a feed only while they are
+ * behind the merged tail (mergedTail.ts); `handOff` gives them back to it.
  *
  * Effects: subscribes to journals and to `cities.onChange`; `close()` releases every subscription, timer and
  * listener.
@@ -97,6 +108,9 @@ export class SupervisorFeed {
   readonly #retryMin: number;
   readonly #retryMax: number;
   readonly #pendingHeads: Set<string>;
+  readonly #handOff: ((cursor: CompositeCursor) => boolean) | undefined;
+  /** Pumps waiting for the causes of their next event: woken whenever a position or the logs change. */
+  readonly #waiting = new Set<() => void>();
   #unlisten: (() => void) | undefined;
   #closed = false;
 
@@ -109,6 +123,7 @@ export class SupervisorFeed {
     this.#onError = options.onError ?? (() => {});
     this.#retryMin = options.retryMinMs ?? 250;
     this.#retryMax = options.retryMaxMs ?? 10_000;
+    this.#handOff = options.handOff;
   }
 
   /** Starts reading every log now attached and follows attach/detach from then on. */
@@ -135,6 +150,7 @@ export class SupervisorFeed {
     this.#unlisten?.();
     for (const pump of this.#pumps.values()) this.#stop(pump);
     this.#pumps.clear();
+    this.#wakeWaiting();
   }
 
   /** Brings the pumps in line with the cities: start new logs, restart replaced ones, stop departed ones. */
@@ -155,6 +171,37 @@ export class SupervisorFeed {
       this.#stop(pump);
       this.#pumps.delete(name);
     }
+    this.#wakeWaiting();
+  }
+
+  #wakeWaiting(): void {
+    for (const wake of [...this.#waiting]) wake();
+  }
+
+  /** Resolves once every cause is delivered or its log is no longer read (or the pump stopped). */
+  async #causesDelivered(causes: ReadonlyArray<readonly [string, number]>, pump: Pump): Promise<void> {
+    const position = (log: string): number | undefined =>
+      this.#pumps.has(log) ? (this.#tracker.get(log) ?? 0) : undefined;
+    while (!pump.stopped && !causesMet(causes, position)) {
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          this.#waiting.delete(wake);
+          resolve();
+        };
+        this.#waiting.add(wake);
+      });
+    }
+  }
+
+  /** Records that `name` is delivered up to `seq`; true when the merged tail took over from here. */
+  #advance(name: string, seq: number): boolean {
+    this.#tracker.set(name, seq);
+    if (this.#waiting.size > 0) this.#wakeWaiting();
+    if (this.#handOff?.(this.#tracker.format())) {
+      this.close();
+      return true;
+    }
+    return false;
   }
 
   #stop(pump: Pump): void {
@@ -176,20 +223,29 @@ export class SupervisorFeed {
           this.#tracker.set(name, head);
           this.#pendingHeads.delete(name);
         }
-        sub = pump.journal.subscribe(this.#tracker.get(name) ?? 0);
+        // Read-only: on JetStream every such reader of a log shares one consumer (the journal's tail).
+        sub = pump.journal.subscribe(this.#tracker.get(name) ?? 0, { readOnly: true });
         pump.sub = sub;
         for await (const event of sub) {
           // A retried subscription may overlap what was already delivered; the cursor says what that was.
           if (event.seq <= (this.#tracker.get(name) ?? 0)) continue;
+          const causes = causesOf(name, event);
+          if (causes) await this.#causesDelivered(causes, pump);
           if (!this.#served(name, event)) {
             if (pump.stopped) break;
-            this.#tracker.set(name, event.seq);
+            if (this.#advance(name, event.seq)) return;
             continue;
           }
           await this.#sink.ready();
           if (pump.stopped) break;
           this.#tracker.set(name, event.seq);
-          this.#sink.deliver(name, event, this.#tracker.format(), pump.journal);
+          if (this.#waiting.size > 0) this.#wakeWaiting();
+          const cursor = this.#tracker.format();
+          this.#sink.deliver(name, event, cursor, pump.journal);
+          if (this.#handOff?.(cursor)) {
+            this.close();
+            return;
+          }
           delay = this.#retryMin;
         }
         // The log ended (closed under us): reconcile starts a new pump if the city comes back with a new log.

@@ -1,8 +1,8 @@
 /**
- * Pending interactions of one city's sessions: what a session's screen asks (an approval), the answer typed
- * into it, and the city-wide list. Reads capture the runtime's screen (one `tmux capture-pane`); a response
- * re-captures, checks the prompt is the one answered, types exactly one key (never re-sent) and waits for
- * the prompt to clear.
+ * Pending interactions of one city's sessions: what a session asks (an approval), the answer, and the
+ * city-wide list. Reads capture the runtime's screen (one `tmux capture-pane`) or ask its protocol (ACP); a
+ * response reads again, checks the prompt is the one answered, answers exactly once (a key typed, or the
+ * protocol's reply; never re-sent) and waits for the prompt to clear.
  */
 import { ConflictError, ValidationError } from '../../runtime/errors.ts';
 import type { SessionRecord } from '../../../machines/sessions/sessionRecord.ts';
@@ -16,8 +16,9 @@ export interface PendingHost {
   readonly reconciler: SessionReconciler;
   readonly runtime: RuntimeProvider;
 }
-import { detectPending, type PendingInteraction } from './detect.ts';
-import { APPROVAL_KEYS, APPROVAL_OPTIONS, PENDING_SCREEN_LINES } from './patterns.ts';
+import type { PendingInteraction } from './detect.ts';
+import { APPROVAL_KEYS, APPROVAL_OPTIONS } from './patterns.ts';
+import { answerPending, readPending } from './readPending.ts';
 
 export interface RespondInput {
   action: string;
@@ -61,13 +62,11 @@ export class SessionPending {
   /** The prompt a session shows now; undefined when none (or it is not running). */
   async current(s: SessionRecord): Promise<PendingInteraction | undefined> {
     if (s.closed) return undefined;
-    let screen: string;
     try {
-      screen = await this.service.runtime.peek(s.sessionName, PENDING_SCREEN_LINES);
+      return await readPending(this.service.runtime, s.sessionName);
     } catch {
       return undefined;
     }
-    return detectPending(screen);
   }
 
   /** `GET /session/{id}/pending`. @throws NotFoundError. */
@@ -110,7 +109,7 @@ export class SessionPending {
         `request ${input.request_id} is not pending (the prompt changed to ${pending.request_id})`,
       );
     const key = keyFor(input);
-    await this.service.runtime.sendKeys(s.sessionName, key);
+    await answerPending(this.service.runtime, s.sessionName, pending, key);
     await this.#cleared(s, pending.request_id);
     return s.id;
   }

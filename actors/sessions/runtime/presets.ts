@@ -27,11 +27,23 @@ export interface ProviderPreset {
   /** Expect a bypass-permissions dialog at start. */
   emitsPermissionWarning?: boolean;
   supportsAcp?: boolean;
+  /** The command that speaks ACP on stdio, where it is not `command` itself (an adapter). */
+  acpCommand?: string;
   supportsHooks?: boolean;
   /** The instructions file the CLI reads in its working directory. */
   instructionsFile?: string;
   /** One-shot ("print") mode arguments. */
   printArgs?: string[];
+}
+
+/** The mock ACP agent's path (bin/gc-mock-acp-agent.mjs), found as mockAgentPath finds its sibling. */
+export function mockAcpAgentPath(): string {
+  return mockAgentPath().replace(/gc-mock-agent\.mjs$/, 'gc-mock-acp-agent.mjs');
+}
+
+/** The shell command that runs the mock ACP agent with `args`. */
+export function mockAcpAgentCommand(...args: string[]): string {
+  return [process.execPath, mockAcpAgentPath(), ...args].map(shellQuote).join(' ');
 }
 
 /**
@@ -76,6 +88,8 @@ function makePresets(): Record<string, ProviderPreset> {
       sessionIdFlag: '--session-id',
       resumeFlag: '--resume',
       resumeStyle: 'flag',
+      supportsAcp: true,
+      acpCommand: `node ${shellQuote(mockAcpAgentPath())}`,
     },
     claude: {
       name: 'claude',
@@ -89,6 +103,8 @@ function makePresets(): Record<string, ProviderPreset> {
       resumeStyle: 'flag',
       emitsPermissionWarning: true,
       supportsAcp: true,
+      // Claude Code speaks ACP through its adapter (npm @zed-industries/claude-code-acp).
+      acpCommand: 'claude-code-acp',
       supportsHooks: true,
       instructionsFile: 'CLAUDE.md',
       printArgs: ['-p'],

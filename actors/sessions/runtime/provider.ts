@@ -1,3 +1,5 @@
+import type { PendingInteraction } from '../pending/detect.ts';
+
 /**
  * The runtime a session's agent process runs on (tmux, subprocess, or the in-memory fake of the tests).
  * Every call is keyed by the runtime session name the supervisor minted (`session_name`); implementations
@@ -42,8 +44,21 @@ export interface RuntimeProvider {
   getMeta(name: string, key: string): Promise<string>;
   setMeta(name: string, key: string, value: string): Promise<void>;
   removeMeta(name: string, key: string): Promise<void>;
-  /** The argv that attaches a terminal to the session (`tmux -L <socket> attach -t <name>`); tmux only. */
-  attachCommand?(name: string): string[];
+  /**
+   * The argv that attaches a terminal to the session (`tmux -L <socket> attach -t <name>`).
+   * @throws UnsupportedOperationError where the runtime has no terminal to attach to (`capabilities.attach`).
+   */
+  attachCommand(name: string): string[];
+  /**
+   * The interaction the session waits on, from the protocol itself (ACP's permission requests); runtimes
+   * without it leave it out and their screen is read instead (pending/detect.ts).
+   */
+  pending?(name: string): Promise<PendingInteraction | undefined>;
+  /**
+   * Answers the pending interaction `requestId` with one of its options (`approve`, `approve_always`, `deny`,
+   * or an option's id). @throws SessionNotFoundError; RuntimeError when that request is no longer pending.
+   */
+  respond?(name: string, requestId: string, option: string): Promise<void>;
   /** Releases what the provider holds (child handles, timers); sessions on tmux keep running. */
   close(): Promise<void>;
 }
@@ -78,6 +93,8 @@ export interface StartConfig {
   readyPromptPrefix?: string;
   /** Without a prompt prefix: wait this long before the start counts as done. */
   readyDelayMs?: number;
+  /** `acp`: the agent speaks the Agent Client Protocol (an agent's `session = "acp"`). */
+  transport?: 'acp';
 }
 
 export interface Observation {
@@ -88,6 +105,8 @@ export interface Observation {
   pid?: number;
   /** Exit status of a dead process, when known. */
   exitCode?: number;
+  /** Why the runtime ended the session itself (an ACP agent that broke the protocol). */
+  error?: string;
   /** Last output time (ms since epoch), 0 when unknown. */
   lastActivity: number;
   attached: boolean;
@@ -105,3 +124,13 @@ export class RuntimeError extends Error {
 export class SessionExistsError extends RuntimeError {}
 export class SessionNotFoundError extends RuntimeError {}
 export class SessionDiedDuringStartupError extends RuntimeError {}
+/** An operation this runtime cannot do at all (attach on ACP, raw keys on a structured protocol). */
+export class UnsupportedOperationError extends RuntimeError {
+  constructor(
+    readonly runtime: string,
+    readonly operation: string,
+    reason: string,
+  ) {
+    super(`the ${runtime} runtime cannot ${operation}: ${reason}`);
+  }
+}

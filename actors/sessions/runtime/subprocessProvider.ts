@@ -12,6 +12,7 @@ import {
   SessionDiedDuringStartupError,
   SessionExistsError,
   SessionNotFoundError,
+  UnsupportedOperationError,
   type Observation,
   type RuntimeCapabilities,
   type RuntimeProvider,
@@ -158,7 +159,11 @@ export class SubprocessProvider implements RuntimeProvider {
   }
 
   async nudge(name: string, text: string): Promise<void> {
-    this.running(name).proc.stdin.write(`${text}\n`);
+    const child = this.running(name);
+    // Shown as a terminal echoes typed input: the agent's answer starts on a line of its own, where the
+    // screen readers (pending approvals) look for it, instead of after an unfinished prompt.
+    child.output.push(`${text}\n`);
+    child.proc.stdin.write(`${text}\n`);
   }
 
   async sendKeys(name: string, ...keys: string[]): Promise<void> {
@@ -183,6 +188,10 @@ export class SubprocessProvider implements RuntimeProvider {
 
   async removeMeta(name: string, key: string): Promise<void> {
     this.get(name).meta.delete(key);
+  }
+
+  attachCommand(): string[] {
+    throw new UnsupportedOperationError(this.kind, 'attach', 'its sessions are pipes, not terminals');
   }
 
   async close(): Promise<void> {

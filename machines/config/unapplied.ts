@@ -1,0 +1,114 @@
+/**
+ * Keys this supervisor reads but does not act on: each one an agent sets is a /config/validate warning
+ * naming the file and key, so nothing a city asks for is dropped silently. docs/compatibility.md lists
+ * them. Pure.
+ */
+import { agentIdentity, CITY_FILE, tableOf } from './layers.ts';
+import type { ComposedConfig } from './composedConfig.ts';
+import type { ConfigProblem } from './problems.ts';
+
+/** Agent keys that change what runs (or how the config composes). */
+export const APPLIED_AGENT_KEYS = new Set([
+  'name',
+  'dir',
+  'scope',
+  'description',
+  'provider',
+  'start_command',
+  'suspended',
+  'min_active_sessions',
+  'max_active_sessions',
+  'scale_check',
+  'depends_on',
+  'fallback',
+]);
+
+/** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
+export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
+  work_dir: 'sessions run in the city directory',
+  prompt_template: 'no prompt is rendered',
+  nudge: 'nothing is typed after start',
+  pre_start: 'not run',
+  session_setup: 'not run',
+  session_setup_script: 'not run',
+  session_live: 'not run',
+  overlay_dir: 'not copied',
+  namepool: 'pool instances are numbered',
+  inject_fragments: 'no fragment is appended',
+  wake_mode: 'sessions resume',
+  idle_timeout: 'the city-wide [session] idle_timeout applies',
+  sleep_after_idle: 'sessions never sleep',
+  drain_timeout: 'the city-wide drain timeout applies',
+  on_boot: 'not run',
+  on_death: 'not run',
+  work_query: 'the built-in query is used',
+  sling_query: 'the built-in routing is used',
+  default_sling_formula: 'slings attach no formula',
+  env: 'not added to the session environment',
+  option_defaults: 'not passed',
+  args: "the provider's arguments are used",
+  prompt_mode: "the provider's prompt mode is used",
+  prompt_flag: "the provider's prompt flag is used",
+  ready_delay_ms: "the provider's readiness is used",
+  ready_prompt_prefix: "the provider's readiness is used",
+  process_names: 'not checked',
+  emits_permission_warning: 'not handled',
+  resume_command: "the provider's resume is used",
+  session: 'the city runtime is used',
+  install_agent_hooks: 'no hook files are installed',
+  hooks_installed: 'ignored',
+  inject_assigned_skills: 'ignored',
+  attach: 'ignored',
+  skills: 'deprecated upstream, ignored',
+  mcp: 'deprecated upstream, ignored',
+};
+
+/** One warning per unapplied key an agent sets, in the file that set it. */
+export function unappliedProblems(c: ComposedConfig): ConfigProblem[] {
+  const out: ConfigProblem[] = [];
+  for (const agent of c.agents) {
+    const id = agentIdentity(agent);
+    for (const key of Object.keys(agent)) {
+      if (APPLIED_AGENT_KEYS.has(key)) continue;
+      const effect = UNAPPLIED_AGENT_KEYS[key];
+      if (effect === undefined) continue;
+      out.push({
+        severity: 'warning',
+        file: c.sources[`agents.${id}.${key}`]?.file ?? CITY_FILE,
+        field: `agent (${id}).${key}`,
+        message: `read but not applied: ${effect}`,
+      });
+    }
+  }
+  const fragments = tableOf(c.workspace).global_fragments;
+  if (Array.isArray(fragments) && fragments.length > 0)
+    out.push({
+      severity: 'warning',
+      file: c.sources['workspace.global_fragments']?.file ?? CITY_FILE,
+      field: 'workspace.global_fragments',
+      message: 'read but not applied: no fragment is appended to prompts',
+    });
+  const session = tableOf(c.rest.session);
+  for (const key of SESSION_KEYS_UNAPPLIED)
+    if (session[key] !== undefined)
+      out.push({
+        severity: 'warning',
+        file: c.sources[`session.${key}`]?.file ?? CITY_FILE,
+        field: `session.${key}`,
+        message: 'read but not applied',
+      });
+  return out;
+}
+
+/** Upstream `[session]` keys that are not this supervisor's thresholds (actors/sessions reads the rest). */
+const SESSION_KEYS_UNAPPLIED = [
+  'socket',
+  'setup_timeout',
+  'nudge_ready_timeout',
+  'nudge_retry_interval',
+  'nudge_lock_timeout',
+  'debounce_ms',
+  'display_ms',
+  'k8s',
+  'acp',
+];
