@@ -1,4 +1,4 @@
-import { MAIL_SUBCOMMANDS, CONVOY_SUBCOMMANDS } from './subcommands.ts';
+import { CONVOY_SUBCOMMANDS, MAIL_SUBCOMMANDS, RUNTIME_SUBCOMMANDS } from './subcommands.ts';
 import { BdError } from '../bd/errors.ts';
 import { GcAgentError } from './errors.ts';
 import { agentIo, type AgentIo } from './io.ts';
@@ -16,6 +16,7 @@ export const FAST_COMMANDS: Record<string, () => Promise<Command>> = {
   prime: async () => (await import('./prime.ts')).prime,
   mail: async () => (await import('./mail.ts')).mail,
   convoy: async () => (await import('./convoy.ts')).convoy,
+  runtime: async () => (await import('./runtime.ts')).runtime,
 };
 
 /** Runs one fast command; a failure is one line `gc <command>: <message>` and a non-zero exit. */
@@ -31,7 +32,8 @@ export async function runAgentCommand(argv: string[], env: NodeJS.ProcessEnv = p
       await run()
     )(agentIo(rest, env));
   } catch (err) {
-    const subs = name === 'mail' ? MAIL_SUBCOMMANDS : name === 'convoy' ? CONVOY_SUBCOMMANDS : [];
+    const subs =
+      { mail: MAIL_SUBCOMMANDS, convoy: CONVOY_SUBCOMMANDS, runtime: RUNTIME_SUBCOMMANDS }[name] ?? [];
     const label = rest[0] && subs.includes(rest[0]) ? `gc ${name} ${rest[0]}` : `gc ${name}`;
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     process.stderr.write(`${label}: ${message}\n`);

@@ -13,3 +13,4 @@ export const MAIL_SUBCOMMANDS = [
   'count',
 ];
 export const CONVOY_SUBCOMMANDS = ['create', 'list', 'status', 'close', 'check'];
+export const RUNTIME_SUBCOMMANDS = ['drain-ack', 'request-restart'];
