@@ -31,6 +31,7 @@ const SCENARIOS = [
   'dashboard',
   'svcProxy',
   'scaleout',
+  'acp',
   'work',
 ];
 

@@ -71,7 +71,10 @@ export async function discoverApi(
   const candidates = apiCandidates({ flag, env, record, fallback });
   const first = candidates[0]!;
   if (first.source === 'flag' || first.source === 'env') return validUrl(first.url, first.source);
-  for (const c of candidates) if (await answers(c.url, 2000)) return c.url;
+  // A recorded supervisor whose pid is alive is almost surely the one: it gets time to answer on a busy
+  // machine; the default address is only a guess and is given up on quickly.
+  for (const c of candidates)
+    if (await answers(c.url, c.source === 'supervisor.json' ? 10_000 : 2000)) return c.url;
   throw new CliError(DISCOVERY_FAILED);
 }
 

@@ -26,6 +26,8 @@ import { sessionStreamRoutes } from './routes/sessionStream.ts';
 import { sessionTranscriptRoutes } from './routes/sessionTranscript.ts';
 import { slingRoutes } from './routes/sling.ts';
 import { workflowRoutes } from './routes/workflows.ts';
+import { SUPERVISOR_VERSION } from '../actors/supervisor/supervisorApi.ts';
+import { withUpstreamNames } from './openapiNames.ts';
 import { withProblemResponses } from './openapiProblems.ts';
 import { registerSchemas } from '../schemas/eventSchemas.ts';
 import { ErrorDetail, ErrorModel } from '../schemas/problem.ts';
@@ -77,7 +79,8 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Gas City supervisor control plane', version: '0' },
+      // Upstream's info: clients pin and compare the version with /health's.
+      info: { title: 'Gas City Supervisor API', version: SUPERVISOR_VERSION },
     },
     // Shared schemas (`addSchema` + `$ref`) become components named by their `$id`, not `def-N`, and keep
     // `const` (OpenAPI 3.1 is JSON Schema 2020-12; the typed event unions discriminate on it).
@@ -87,7 +90,9 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     },
     convertConstToEnum: false,
     transformObject: (documents) =>
-      'openapiObject' in documents ? withProblemResponses(documents.openapiObject) : documents.swaggerObject,
+      'openapiObject' in documents
+        ? withUpstreamNames(withProblemResponses(documents.openapiObject))
+        : documents.swaggerObject,
   });
 
   // Shared so the document's `default` responses can point at them (see withProblemResponses).

@@ -246,6 +246,8 @@ export class SessionReconciler {
       await book.decide((m, ctx) => decideStartFailed(m, id, message, this.deps.now(), t, ctx, freshKey));
       return;
     }
+    // An ACP agent takes its first message as its first prompt, not as an argument.
+    if (cfg.firstPrompt) await runtime.nudge(s.sessionName, cfg.firstPrompt).catch(() => undefined);
     this.#seen.set(s.sessionName, { running: true, lastActivity: this.deps.now(), token });
     await book.decide((m, ctx) => decideStarted(m, id, this.deps.now(), book.snapshotOf, ctx));
   }
@@ -255,10 +257,11 @@ export class SessionReconciler {
     const firstStart = !s.meta[K.creationCompleteAt] || s.meta[K.freshStart] === '1';
     const sessionKey = s.meta[K.sessionKey];
     const firstMessage = s.meta['gc.first_message'];
+    const acp = s.meta[TRANSPORT_KEY] === 'acp';
     const command = launchCommand(s.command, preset, {
       ...(sessionKey ? { sessionKey } : {}),
       firstStart,
-      ...(firstMessage ? { firstMessage } : {}),
+      ...(firstMessage && !acp ? { firstMessage } : {}),
     });
     return {
       command: withSessionPath(command, this.deps.env),
@@ -279,7 +282,8 @@ export class SessionReconciler {
       identity: { sessionId: s.id, instanceToken: token, city: this.deps.city },
       ...(preset?.readyPromptPrefix ? { readyPromptPrefix: preset.readyPromptPrefix } : {}),
       ...(preset?.readyDelayMs && !preset.readyPromptPrefix ? { readyDelayMs: preset.readyDelayMs } : {}),
-      ...(s.meta[TRANSPORT_KEY] === 'acp' ? { transport: 'acp' as const } : {}),
+      ...(acp ? { transport: 'acp' as const } : {}),
+      ...(acp && firstStart && firstMessage ? { firstPrompt: firstMessage } : {}),
     };
   }
 }

@@ -27,7 +27,8 @@ t.test('k8s is a 422 at create and the same error in validate; subprocess create
   cpSync(HYPERSCALE, dir, { recursive: true });
   const res = await s.call('POST', '/v0/city', { dir, start_command: 'true' });
   t.equal(res.status, 422);
-  const message = 'session provider "k8s" is not available in this supervisor (supported: tmux, subprocess, acp, exec:<script>)';
+  const message =
+    'session provider "k8s" is not available in this supervisor (supported: tmux, subprocess, acp, exec:<script>)';
   t.equal(res.body.detail, `invalid_config: city.toml: session.provider: ${message}`);
   t.match(res.body.errors, [{ location: 'city.toml:session.provider', message, value: 'k8s' }]);
   t.notOk(existsSync(join(dir, '.gc')), 'nothing scaffolded');

@@ -52,7 +52,7 @@ if (!baseUrl || !dir) throw new Error('GC_URL and CITY_DIR are required');
 const client = createClient<paths>({ baseUrl });
 
 const created = await client.POST('/v0/city', {
-  params: { header: { 'x-gc-request': 'generated-client' } },
+  params: { header: { 'X-GC-Request': 'generated-client' } },
   body: { dir, start_command: 'sh' },
 });
 if (!created.data) throw new Error('create refused: ' + created.response.status + ' ' + JSON.stringify(created.error));

@@ -515,7 +515,7 @@ t.test("the document lists upstream's session operations with their shapes", asy
   const h = await harness(t);
   type Op = {
     operationId: string;
-    requestBody?: { content: Record<string, { schema: { title?: string } }> };
+    requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
     responses: Record<string, { content?: Record<string, { schema: { $ref?: string; title?: string } }> }>;
   };
   const doc = (await h.app.inject({ url: '/openapi.json' })).json<{
@@ -589,6 +589,10 @@ t.test("the document lists upstream's session operations with their shapes", asy
     t.ok(schema, `${operationId} answers ${status}`);
     if (response) t.equal(schema?.$ref, `#/components/schemas/${response}`, `${operationId}: ${response}`);
     if (body)
-      t.equal(op?.requestBody?.content['application/json']?.schema.title, body, `${operationId}: ${body}`);
+      t.equal(
+        op?.requestBody?.content['application/json']?.schema.$ref,
+        `#/components/schemas/${body}`,
+        `${operationId}: ${body}`,
+      );
   }
 });

@@ -131,7 +131,19 @@ export class AcpProvider implements RuntimeProvider {
   }
 
   async peek(name: string, lines: number): Promise<string> {
+    return this.peekNow(name, lines);
+  }
+
+  /** peek without a turn of the event loop (the bench reads it inside a change listener). */
+  peekNow(name: string, lines: number): string {
     return lastLines(trimRendered(this.get(name).render()), lines);
+  }
+
+  /** Calls `listener` on each change of the session (an update folded, a turn's end); returns the unsubscribe. */
+  onChange(name: string, listener: () => void): () => void {
+    const events = this.get(name).events;
+    events.on('change', listener);
+    return () => events.off('change', listener);
   }
 
   async pending(name: string): Promise<PendingInteraction | undefined> {
