@@ -32,6 +32,7 @@ const SCENARIOS = [
   'svcProxy',
   'scaleout',
   'acp',
+  'work',
 ];
 
 function runScenario(name: string): Promise<ScenarioResult> {

@@ -2,7 +2,7 @@
 // The `gc` launcher: runs the compiled oclif CLI from dist/. Kept tiny on purpose: start-up time is
 // paid by every `gc` invocation (and every script loop around one).
 // The commands agents' hooks run on every turn skip oclif entirely (cli/agent/main.ts).
-const FAST = new Set(['hook', 'prime', 'mail', 'convoy']);
+const FAST = new Set(['hook', 'prime', 'mail', 'convoy', 'runtime']);
 if (FAST.has(process.argv[2]) && !process.argv.includes('--help')) {
   const { runAgentCommand } = await import('../dist/cli/agent/main.js');
   const code = await runAgentCommand(process.argv.slice(2));

@@ -1,3 +1,4 @@
+import { CONVOY_SUBCOMMANDS } from './subcommands.ts';
 import type { Bead } from '../../schemas/beads.ts';
 import type { ConvoyGetResponse } from '../../schemas/convoys.ts';
 import { bool, parseArgs } from '../bd/args.ts';
@@ -30,8 +31,6 @@ async function detail(io: AgentIo, id: string): Promise<ConvoyGetResponse> {
   return (await io.client.call('GET', `${await base(io)}/convoy/${encodeURIComponent(id)}`))
     .body as ConvoyGetResponse;
 }
-
-export const CONVOY_SUBCOMMANDS = ['create', 'list', 'status', 'close', 'check'];
 
 export async function convoy(io: AgentIo): Promise<number> {
   const [sub, ...argv] = io.argv;

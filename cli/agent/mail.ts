@@ -1,3 +1,4 @@
+import { MAIL_SUBCOMMANDS } from './subcommands.ts';
 import type { Message } from '../../schemas/mail.ts';
 import { bool, parseArgs, str, type FlagSpec } from '../bd/args.ts';
 import { ApiFailure } from '../bd/client.ts';
@@ -186,20 +187,6 @@ async function count(io: AgentIo, argv: string[]): Promise<number> {
   io.out(`${c.total} total, ${c.unread} unread for ${who}\n`);
   return 0;
 }
-
-export const MAIL_SUBCOMMANDS = [
-  'send',
-  'inbox',
-  'check',
-  'read',
-  'peek',
-  'reply',
-  'archive',
-  'delete',
-  'mark-read',
-  'mark-unread',
-  'count',
-];
 
 /** `gc mail <subcommand> …`. */
 export async function mail(io: AgentIo): Promise<number> {

@@ -1,17 +1,23 @@
+import { CONVOY_SUBCOMMANDS, MAIL_SUBCOMMANDS, RUNTIME_SUBCOMMANDS } from './subcommands.ts';
 import { BdError } from '../bd/errors.ts';
-import { CONVOY_SUBCOMMANDS, convoy } from './convoy.ts';
 import { GcAgentError } from './errors.ts';
-import { hook } from './hook.ts';
 import { agentIo, type AgentIo } from './io.ts';
-import { MAIL_SUBCOMMANDS, mail } from './mail.ts';
-import { prime } from './prime.ts';
 
 /**
  * The agent-facing `gc` commands that run on every agent turn (provider hooks call `gc hook --inject`,
  * `gc prime --hook`, `gc mail check --inject`): bin/gc.js sends them here before oclif loads, so they
  * cost what `bd` costs. Each is a client of the API, like every other command.
  */
-export const FAST_COMMANDS: Record<string, (io: AgentIo) => Promise<number>> = { hook, prime, mail, convoy };
+type Command = (io: AgentIo) => Promise<number>;
+
+// Loaded only when run: a hook's `gc hook --inject` should not pay for mail's and convoy's modules.
+export const FAST_COMMANDS: Record<string, () => Promise<Command>> = {
+  hook: async () => (await import('./hook.ts')).hook,
+  prime: async () => (await import('./prime.ts')).prime,
+  mail: async () => (await import('./mail.ts')).mail,
+  convoy: async () => (await import('./convoy.ts')).convoy,
+  runtime: async () => (await import('./runtime.ts')).runtime,
+};
 
 /** Runs one fast command; a failure is one line `gc <command>: <message>` and a non-zero exit. */
 export async function runAgentCommand(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -22,9 +28,12 @@ export async function runAgentCommand(argv: string[], env: NodeJS.ProcessEnv = p
     return 1;
   }
   try {
-    return await run(agentIo(rest, env));
+    return await (
+      await run()
+    )(agentIo(rest, env));
   } catch (err) {
-    const subs = name === 'mail' ? MAIL_SUBCOMMANDS : name === 'convoy' ? CONVOY_SUBCOMMANDS : [];
+    const subs =
+      { mail: MAIL_SUBCOMMANDS, convoy: CONVOY_SUBCOMMANDS, runtime: RUNTIME_SUBCOMMANDS }[name] ?? [];
     const label = rest[0] && subs.includes(rest[0]) ? `gc ${name} ${rest[0]}` : `gc ${name}`;
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     process.stderr.write(`${label}: ${message}\n`);

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -69,7 +68,7 @@ export class BdClient {
   }
 
   /** One JSON request; error statuses become ApiFailure, an unreachable API one line naming it. */
-  call(method: string, path: string, body?: unknown): Promise<Reply> {
+  async call(method: string, path: string, body?: unknown): Promise<Reply> {
     const url = new URL(this.base + path);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -77,7 +76,8 @@ export class BdClient {
     if (payload !== undefined) headers['content-type'] = 'application/json';
     const token = this.#env.GC_API_TOKEN?.trim();
     if (token) headers.authorization = `Bearer ${token}`;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    // node:https (TLS) costs ~20 ms to load: only an https API pays it.
+    const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
     return new Promise((resolvePromise, reject) => {
       const req = send(url, { method, headers }, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];

@@ -1,30 +1,62 @@
 import { parseArgs, str, bool, type FlagSpec } from './args.ts';
 import { BdClient } from './client.ts';
-import { CREATE_FLAGS, create } from './cmdCreate.ts';
-import { DEP_FLAGS, depCmd, labelCmd } from './cmdDep.ts';
-import { BLOCKED_FLAGS, LIST_FLAGS, READY_FLAGS, blockedCmd, listCmd, readyCmd } from './cmdList.ts';
-import { SHOW_FLAGS, showCmd } from './cmdShow.ts';
-import { CLOSE_FLAGS, REOPEN_FLAGS, UPDATE_FLAGS, closeCmd, reopenCmd, updateCmd } from './cmdUpdate.ts';
 import { jsonText, type BdContext } from './context.ts';
 import { BdError, UnsupportedError } from './errors.ts';
 
 type Run = (ctx: BdContext) => Promise<void>;
+type Loaded = { flags: FlagSpec; run: Run };
+
+// Each command's module is loaded only when it runs: bd's start-up is what agents pay on every call.
+const create = async (): Promise<Loaded> => {
+  const m = await import('./cmdCreate.ts');
+  return { flags: m.CREATE_FLAGS, run: m.create };
+};
+const show = async (): Promise<Loaded> => {
+  const m = await import('./cmdShow.ts');
+  return { flags: m.SHOW_FLAGS, run: m.showCmd };
+};
+const update = async (): Promise<Loaded> => {
+  const m = await import('./cmdUpdate.ts');
+  return { flags: m.UPDATE_FLAGS, run: m.updateCmd };
+};
+const close = async (): Promise<Loaded> => {
+  const m = await import('./cmdUpdate.ts');
+  return { flags: m.CLOSE_FLAGS, run: m.closeCmd };
+};
+const reopen = async (): Promise<Loaded> => {
+  const m = await import('./cmdUpdate.ts');
+  return { flags: m.REOPEN_FLAGS, run: m.reopenCmd };
+};
+const listing = (which: 'list' | 'ready' | 'blocked') => async (): Promise<Loaded> => {
+  const m = await import('./cmdList.ts');
+  if (which === 'list') return { flags: m.LIST_FLAGS, run: m.listCmd };
+  if (which === 'ready') return { flags: m.READY_FLAGS, run: m.readyCmd };
+  return { flags: m.BLOCKED_FLAGS, run: m.blockedCmd };
+};
+const dep = async (): Promise<Loaded> => {
+  const m = await import('./cmdDep.ts');
+  return { flags: m.DEP_FLAGS, run: m.depCmd };
+};
+const label = async (): Promise<Loaded> => {
+  const m = await import('./cmdDep.ts');
+  return { flags: {}, run: m.labelCmd };
+};
 
 /** The bd subset gc's prompts and gc itself use; anything else is exit 2 naming it. */
-const COMMANDS: Record<string, { flags: FlagSpec; run: Run; writes: boolean; errorsOnStdout?: boolean }> = {
-  create: { flags: CREATE_FLAGS, run: create, writes: true },
-  new: { flags: CREATE_FLAGS, run: create, writes: true },
-  list: { flags: LIST_FLAGS, run: listCmd, writes: false },
-  show: { flags: SHOW_FLAGS, run: showCmd, writes: false, errorsOnStdout: true },
-  view: { flags: SHOW_FLAGS, run: showCmd, writes: false, errorsOnStdout: true },
-  update: { flags: UPDATE_FLAGS, run: updateCmd, writes: true, errorsOnStdout: true },
-  close: { flags: CLOSE_FLAGS, run: closeCmd, writes: true, errorsOnStdout: true },
-  done: { flags: CLOSE_FLAGS, run: closeCmd, writes: true, errorsOnStdout: true },
-  reopen: { flags: REOPEN_FLAGS, run: reopenCmd, writes: true, errorsOnStdout: true },
-  ready: { flags: READY_FLAGS, run: readyCmd, writes: false },
-  blocked: { flags: BLOCKED_FLAGS, run: blockedCmd, writes: false },
-  dep: { flags: DEP_FLAGS, run: depCmd, writes: true, errorsOnStdout: true },
-  label: { flags: {}, run: labelCmd, writes: true, errorsOnStdout: true },
+const COMMANDS: Record<string, { load: () => Promise<Loaded>; writes: boolean; errorsOnStdout?: boolean }> = {
+  create: { load: create, writes: true },
+  new: { load: create, writes: true },
+  list: { load: listing('list'), writes: false },
+  show: { load: show, writes: false, errorsOnStdout: true },
+  view: { load: show, writes: false, errorsOnStdout: true },
+  update: { load: update, writes: true, errorsOnStdout: true },
+  close: { load: close, writes: true, errorsOnStdout: true },
+  done: { load: close, writes: true, errorsOnStdout: true },
+  reopen: { load: reopen, writes: true, errorsOnStdout: true },
+  ready: { load: listing('ready'), writes: false },
+  blocked: { load: listing('blocked'), writes: false },
+  dep: { load: dep, writes: true, errorsOnStdout: true },
+  label: { load: label, writes: true, errorsOnStdout: true },
 };
 
 const USAGE = `bd: a beads CLI backed by the Gas City supervisor's bead store
@@ -51,7 +83,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const cmd = COMMANDS[name];
   try {
     if (!cmd) throw new UnsupportedError(`unsupported command "bd ${name}"`);
-    const args = parseArgs([...argv.slice(0, first), ...argv.slice(first + 1)], cmd.flags, name);
+    const loaded = await cmd.load();
+    const args = parseArgs([...argv.slice(0, first), ...argv.slice(first + 1)], loaded.flags, name);
     if (cmd.writes && bool(args, 'readonly'))
       throw new BdError(`operation '${name}' is not allowed in read-only mode`);
     const ctx: BdContext = {
@@ -63,7 +96,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       out: (text) => process.stdout.write(`${text}\n`),
       warn: (text) => process.stderr.write(`${text}\n`),
     };
-    await cmd.run(ctx);
+    await loaded.run(ctx);
     return Number(process.exitCode ?? 0);
   } catch (err) {
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);

@@ -1,0 +1,34 @@
+import { parseArgs } from '../bd/args.ts';
+import { GcAgentError } from './errors.ts';
+import type { AgentIo } from './io.ts';
+import { RUNTIME_SUBCOMMANDS } from './subcommands.ts';
+
+/**
+ * `gc runtime drain-ack|request-restart` from inside a session. Ours act at once through the session API
+ * (no drain flags in the runtime's metadata): drain-ack closes an ephemeral session (its pool starts
+ * another when there is work) and stops any other one; request-restart kills the session's process,
+ * which the reconciler restarts, and blocks until that happens, as upstream's does.
+ */
+export async function runtime(io: AgentIo): Promise<number> {
+  const [sub, ...argv] = io.argv;
+  if (!sub) throw new GcAgentError(`missing subcommand (${RUNTIME_SUBCOMMANDS.join(', ')})`);
+  if (!RUNTIME_SUBCOMMANDS.includes(sub)) throw new GcAgentError(`unknown subcommand "${sub}"`);
+  const args = parseArgs(argv, {}, `runtime ${sub}`);
+  if (args.positional.length > (sub === 'drain-ack' ? 1 : 0)) throw new GcAgentError('too many arguments');
+  const id = args.positional[0] || io.env.GC_SESSION_ID?.trim();
+  if (!id) throw new GcAgentError('not in session context (GC_ALIAS/GC_SESSION_ID not set)');
+  const session = `${await io.client.cityPath()}/session/${encodeURIComponent(id)}`;
+  if (sub === 'drain-ack') {
+    io.out('Drain acknowledged. Controller will stop this session.\n');
+    await new Promise<void>((r) => process.stdout.write('', () => r()));
+    const ephemeral = (io.env.GC_SESSION_ORIGIN ?? 'ephemeral') === 'ephemeral';
+    await io.client.call('POST', `${session}/${ephemeral ? 'close' : 'kill'}`);
+    return 0;
+  }
+  io.out('Restart requested. Blocking until controller kills this session...\n');
+  await new Promise<void>((r) => process.stdout.write('', () => r()));
+  await io.client.call('POST', `${session}/kill`);
+  // The kill ends this process with its session; until then, block as upstream does.
+  await new Promise(() => setInterval(() => undefined, 1 << 30));
+  return 0;
+}

@@ -1,0 +1,16 @@
+/** The subcommands of the grouped fast commands (the error label names a known one). */
+export const MAIL_SUBCOMMANDS = [
+  'send',
+  'inbox',
+  'check',
+  'read',
+  'peek',
+  'reply',
+  'archive',
+  'delete',
+  'mark-read',
+  'mark-unread',
+  'count',
+];
+export const CONVOY_SUBCOMMANDS = ['create', 'list', 'status', 'close', 'check'];
+export const RUNTIME_SUBCOMMANDS = ['drain-ack', 'request-restart'];
