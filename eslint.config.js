@@ -18,7 +18,18 @@ const layers = [
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'eslint.config.js', 'bin/**', 'docs/**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tap/**',
+      '.stryker-tmp/**',
+      'reports/**',
+      'eslint.config.js',
+      'bin/**',
+      'docs/**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
