@@ -113,6 +113,22 @@ export async function effectiveConfigOf(
     named_session: composed.namedSessions,
     ...(composed.rest.session ? { session: composed.rest.session } : {}),
   });
+  city.name = strOf(composed.workspace.name) ?? cityName;
+  city.rigs = composed.rigs.flatMap((r) =>
+    strOf(r.name) && strOf(r.path)
+      ? [
+          {
+            name: String(r.name),
+            path: String(r.path),
+            ...(strOf(r.prefix) ? { prefix: String(r.prefix) } : {}),
+          },
+        ]
+      : [],
+  );
+  const globals = composed.workspace.global_fragments;
+  if (Array.isArray(globals))
+    city.globalFragments = globals.filter((f): f is string => typeof f === 'string');
+  city.packDirs = [...new Set(layers.flatMap((l) => (l.dir ? [l.dir] : [])))];
   const presets = cityPresets(composed);
   if (Object.keys(presets).length > 0) city.providers = presets;
   return {

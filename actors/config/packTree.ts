@@ -189,7 +189,6 @@ export const UNSUPPORTED_PACK_DIRS: Record<string, string> = {
   commands: 'pack commands (`gc <binding> <words>`) are not served',
   doctor: 'pack doctor checks are not run',
   overlay: 'pack overlays are not copied into work directories',
-  'template-fragments': 'prompt fragments are not rendered',
   skills: 'skills are not materialised',
   mcp: 'MCP servers are not materialised',
 };
