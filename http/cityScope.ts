@@ -1,4 +1,5 @@
-import { NotFoundError } from '../actors/runtime/errors.ts';
+import type { CityServiceName, CityServiceRegistry } from '../actors/runtime/cityServices.ts';
+import { NotFoundError, UnavailableError } from '../actors/runtime/errors.ts';
 import type { LiveCity } from '../actors/supervisor/liveCities.ts';
 import type { CityDetailView } from '../actors/supervisor/supervisorApi.ts';
 import type { AppDeps } from './deps.ts';
@@ -11,6 +12,22 @@ export function runningCity(deps: Pick<AppDeps, 'cities'>, cityName: string): Li
   const city = deps.cities.running(cityName);
   if (!city) throw new NotFoundError(`city not found or not running: ${cityName}`);
   return city;
+}
+
+/**
+ * One family's service in a running city, typed by the family's registration.
+ * @throws NotFoundError (404) as runningCity; UnavailableError (503 `unavailable: <what> is not started for
+ *   city <name>`) when the city runs without it (its start-up phase has not run, or failed).
+ */
+export function cityService<K extends CityServiceName>(
+  deps: Pick<AppDeps, 'cities'>,
+  cityName: string,
+  name: K,
+  what: string,
+): CityServiceRegistry[K] {
+  const service = runningCity(deps, cityName).services[name];
+  if (service === undefined) throw new UnavailableError(`${what} is not started for city ${cityName}`);
+  return service;
 }
 
 /** How the per-city routes document their 404. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WORKSPACE_SERVICES } from '../actors/workspaceServices/startWorkspaceServices.ts';
-import { WorkspaceServices, type ServiceRoute } from '../actors/workspaceServices/workspaceServices.ts';
+import { type ServiceRoute } from '../actors/workspaceServices/workspaceServices.ts';
 import type { AppDeps } from './deps.ts';
 import { PROBLEM_TYPE, problem, type Problem } from './problem.ts';
 import { svcRefusal, svcTarget, withoutSupervisorToken } from './svcAccess.ts';
@@ -21,8 +21,7 @@ export function resolveSvc(deps: AppDeps, req: IncomingMessage): SvcResolved {
   const city = target && deps.cities.running(target.city);
   if (!target || !city) return { problem: problem(404, `not_found: ${CITY_NOT_RUNNING}`) };
   const services = city.services[WORKSPACE_SERVICES];
-  const route: ServiceRoute | undefined =
-    services instanceof WorkspaceServices ? services.route(target.service) : undefined;
+  const route: ServiceRoute | undefined = services?.route(target.service);
   if (!route) return { problem: problem(404, 'not_found: service route not found') };
   const refusal = svcRefusal(
     route.publishMode,

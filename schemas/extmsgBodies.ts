@@ -117,7 +117,10 @@ export const ExtMsgOutboundBodySchema = Type.Object(
     text: Type.Optional(Type.String({ description: 'Message text.' })),
     reply_to_message_id: Type.Optional(Type.String({ description: 'Message it replies to.' })),
     idempotency_key: Type.Optional(
-      Type.String({ description: 'Forwarded to the adapter (default: the delivery id).' }),
+      Type.String({
+        description:
+          'Forwarded to the adapter (default: the delivery id). Used again, it answers the first result and delivers nothing.',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -112,12 +112,3 @@ export interface AgentApi {
 
 /** The name of the agents service in `LiveCity.services`. */
 export const AGENT_SERVICE = 'agents';
-
-export function isAgentApi(service: unknown): service is AgentApi {
-  return (
-    typeof service === 'object' &&
-    service !== null &&
-    typeof (service as AgentApi).list === 'function' &&
-    typeof (service as AgentApi).act === 'function'
-  );
-}

@@ -11,7 +11,7 @@ import { NotFoundError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { ActorObserver } from '../runtime/actorObserver.ts';
-import { AgentActorReporter } from '../inspect/agentActors.ts';
+import { AgentActorReporter } from './agentActors.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import type { SessionService } from '../sessions/sessionService.ts';
 import { awakeSet, waitingOnDependencies, type AgentSessionFacts } from '../../machines/agents/awake.ts';
@@ -184,6 +184,7 @@ export class AgentService implements AgentApi {
       // Started and ready, not merely a runtime session that exists: start waves wait for this.
       running: s.state === 'active' && seen.get(s.sessionName)?.running === true,
       busy: activeBead(this.opts.store.model, s) !== undefined,
+      manual: s.meta.session_origin === 'manual',
     }));
   }
 

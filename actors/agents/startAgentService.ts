@@ -2,22 +2,28 @@
  * The agents service of a city, started in the `validating_agents` phase after its sessions service.
  */
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
-import { BeadStore } from '../beads/beadStore.ts';
+
 import type { CityService, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
 import { SessionService } from '../sessions/sessionService.ts';
-import { AGENT_SERVICE } from './agentApi.ts';
+import { AGENT_SERVICE, type AgentApi } from './agentApi.ts';
 import { AgentService } from './agentService.ts';
 
-export const agentServiceFactory: CityServiceFactory = {
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    agents: AgentApi;
+  }
+}
+
+export const agentServiceFactory: CityServiceFactory<typeof AGENT_SERVICE> = {
   name: AGENT_SERVICE,
   phase: 'validating_agents',
   async start(city): Promise<CityService & { service: AgentService }> {
-    const store = city.started?.get(BEAD_SERVICE);
-    const sessions = city.started?.get(SESSION_SERVICE);
-    if (!(store instanceof BeadStore) || !(sessions instanceof SessionService)) {
+    const store = city.started?.[BEAD_SERVICE];
+    const sessions = city.started?.[SESSION_SERVICE];
+    if (!store || !(sessions instanceof SessionService)) {
       throw new UnavailableError(`city ${city.name} has no bead store or sessions for its agents`);
     }
     const service = new AgentService({

@@ -9,6 +9,12 @@ import { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { RetryPolicy } from '../runtime/logRuntime/retryPolicy.ts';
 import { readSnapshot } from './snapshot.ts';
 
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    beads: BeadStore;
+  }
+}
+
 /** The key of the bead store in `LiveCity.services`. */
 export const BEAD_SERVICE = 'beads';
 

@@ -1,8 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+
 import { parse, stringify } from 'smol-toml';
 import { originOf } from '../../machines/config/packTree.ts';
 import type { ProviderPreset } from '../sessions/runtime/presets.ts';
+import { cityTomlPath } from '../runtime/cityPaths.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityConfigRegistry {
+    parsed: CityConfig;
+  }
+}
 
 /** One `[[agent]]` table: a template of sessions (upstream's keys). */
 export interface AgentConfig {
@@ -55,6 +62,8 @@ export interface CityConfig {
    * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
    */
   session?: Record<string, string | number>;
+  /** `[daemon]`'s scalar keys as written (`shutdown_timeout = "5s"`: how long a city's stop waits). */
+  daemon?: Record<string, string | number>;
   /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
   services?: unknown[];
   /**
@@ -72,7 +81,7 @@ export interface CityConfig {
   packDirs?: string[];
 }
 
-export const cityTomlPath = (dir: string): string => join(dir, 'city.toml');
+export { cityTomlPath };
 
 /** The `city.toml` a new city is scaffolded with. Pure. */
 export function renderCityToml(name: string, cfg: Omit<CityConfig, 'agents'>): string {
@@ -168,6 +177,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(doc.daemon && typeof doc.daemon === 'object' ? { daemon: sessionTable(doc.daemon) } : {}),
     ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };
 }

@@ -63,12 +63,3 @@ export interface ConfigApi {
 
 /** The name of the config service in `LiveCity.services`. */
 export const CONFIG_SERVICE = 'config';
-
-export function isConfigApi(service: unknown): service is ConfigApi {
-  return (
-    typeof service === 'object' &&
-    service !== null &&
-    typeof (service as ConfigApi).explain === 'function' &&
-    typeof (service as ConfigApi).putPatch === 'function'
-  );
-}

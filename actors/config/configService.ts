@@ -50,7 +50,7 @@ import { deletePatch, patchKey, patchRecord, patchTables, putPatch, type PatchKi
 import { createProvider, deleteProvider, updateProvider } from './providerEdits.ts';
 import { createRig, deleteRig, updateRig } from './rigEdits.ts';
 import { gitStatus } from './rigGit.ts';
-import { orderProblems } from '../orders/orderScan.ts';
+import type { ConfigProblem } from '../../machines/config/problems.ts';
 
 /** What the service needs of the city's sessions (absent in a city that runs none). */
 export interface ConfigSessions {
@@ -77,6 +77,8 @@ export interface ConfigServiceOptions {
   poke?: () => void;
   /** How often the file is looked at besides the watch (0: never). */
   pollMs?: number;
+  /** Other families' checks of the same files (the orders'), added to what validate reports. */
+  moreProblems?: (cityPath: string) => Promise<readonly ConfigProblem[]>;
 }
 
 export class ConfigService implements ConfigApi {
@@ -182,7 +184,7 @@ export class ConfigService implements ConfigApi {
     const text = await readFile(cityTomlPath(this.opts.path), 'utf8');
     try {
       const { problems } = await effectiveConfigOf(this.opts.path, text, this.opts.city);
-      return validateView([...problems, ...(await orderProblems(this.opts.path))]);
+      return validateView([...problems, ...((await this.opts.moreProblems?.(this.opts.path)) ?? [])]);
     } catch (err) {
       return validateView([tomlProblem((err as Error).cause ?? err)]);
     }

@@ -2,30 +2,39 @@
  * The config service of a city, started in the `validating_agents` phase after its sessions and agents (it
  * hands them the config after every change, and restarts a rig's sessions).
  */
-import { AGENT_SERVICE } from '../agents/agentApi.ts';
-import type { CityServiceFactory } from '../runtime/cityServices.ts';
+import type { CityServiceFactory, CityServiceMap } from '../runtime/cityServices.ts';
 import { defaultLogger } from '../runtime/logger.ts';
-import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
-import { SessionService } from '../sessions/sessionService.ts';
-import { CONFIG_SERVICE } from './configApi.ts';
-import { ConfigService } from './configService.ts';
+import { CONFIG_SERVICE, type ConfigApi } from './configApi.ts';
+import { ConfigService, type ConfigServiceOptions } from './configService.ts';
 
-/** A factory of the config service; `pollMs` is how often city.toml is looked at besides its watch. */
-export function configServiceFactory(options: { pollMs?: number } = {}): CityServiceFactory {
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    config: ConfigApi;
+  }
+}
+
+/** What the config service is linked to in a city: given by the composition root, which knows the families. */
+export type ConfigLinks = Pick<ConfigServiceOptions, 'sessions' | 'poke' | 'moreProblems'>;
+
+/**
+ * A factory of the config service; `pollMs` is how often city.toml is looked at besides its watch; `link`
+ * finds, among the services started before it, the ones it hands each change to.
+ */
+export function configServiceFactory(
+  options: { pollMs?: number; link?: (started: CityServiceMap) => ConfigLinks } = {},
+): CityServiceFactory<typeof CONFIG_SERVICE> {
+  const { link, ...rest } = options;
   return {
     name: CONFIG_SERVICE,
     phase: 'validating_agents',
     async start(city) {
-      const sessions = city.started?.get(SESSION_SERVICE);
-      const agents = city.started?.get(AGENT_SERVICE) as { poke?: () => void } | undefined;
       const service = new ConfigService({
         city: city.name,
         path: city.path,
         log: city.log,
         logger: city.logger ?? defaultLogger(),
-        ...(sessions instanceof SessionService ? { sessions } : {}),
-        ...(typeof agents?.poke === 'function' ? { poke: () => agents.poke!() } : {}),
-        ...options,
+        ...(link && city.started ? link(city.started) : {}),
+        ...rest,
       });
       await service.start();
       return { service, stop: () => service.stop() };

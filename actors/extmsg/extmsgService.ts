@@ -34,6 +34,7 @@ import { decideInbound, ZERO_TIME } from '../../machines/extmsg/decideInbound.ts
 import { decideOutbound, DELIVERY_ID_KEY, emptyContext } from '../../machines/extmsg/decideOutbound.ts';
 import { decideTranscriptAck } from '../../machines/extmsg/decideTranscript.ts';
 import {
+  contextKey,
   conversationKey,
   conversationText,
   type DeliveryState,
@@ -139,6 +140,7 @@ export class ExtmsgService {
   async outbound(body: ExtMsgOutboundBody): Promise<OutboundResult> {
     const decided = await this.runner.run((m, ctx) => decideOutbound(m, body, ctx), ACTOR);
     if (decided.kind === 'unsupported') return unsupportedResult(body, decided.receipt);
+    if (decided.kind === 'repeat') return this.#repeatResult(decided.deliveryId);
     const id = decided.deliveryId;
     const first = this.dispatcher.nextResult(id);
     this.dispatcher.schedule(id);
@@ -151,6 +153,25 @@ export class ExtmsgService {
     ]);
     clearTimeout(timer);
     return this.#outboundResult(id, result);
+  }
+
+  /** The answer to a repeated key: the first delivery as it stands (its receipt once acknowledged). */
+  #repeatResult(id: string): OutboundResult {
+    const d = this.model.deliveries.get(id)!;
+    const context = this.model.contexts.get(contextKey(d.queued.session_id, d.queued.request.Conversation));
+    if (d.status === 'acked' && d.receipt && context)
+      return this.#outboundResult(id, { delivered: true, receipt: d.receipt, context });
+    const failure = d.lastFailure;
+    return this.#outboundResult(
+      id,
+      failure && {
+        delivered: false,
+        kind: failure.kind,
+        error: failure.error,
+        retryAfterNs: 0,
+        status: d.status,
+      },
+    );
   }
 
   #outboundResult(id: string, result: AttemptResult | undefined): OutboundResult {

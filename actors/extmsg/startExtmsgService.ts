@@ -9,6 +9,12 @@ import { ExtmsgRunner } from './extmsgRunner.ts';
 import { DEFAULT_ANSWER_WITHIN_MS, ExtmsgService } from './extmsgService.ts';
 import { publishOverHttp, type PublishFn } from './httpAdapter.ts';
 
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    extmsg: ExtmsgService;
+  }
+}
+
 /** The key of the extmsg service in `LiveCity.services`. */
 export const EXTMSG_SERVICE = 'extmsg';
 
@@ -79,7 +85,9 @@ export async function startExtmsgService(
 }
 
 /** The city service factory (`LiveCity.services.extmsg`), started after the bead store. */
-export function extmsgServiceFactory(options: ExtmsgServiceOptions = {}): CityServiceFactory {
+export function extmsgServiceFactory(
+  options: ExtmsgServiceOptions = {},
+): CityServiceFactory<typeof EXTMSG_SERVICE> {
   return {
     name: EXTMSG_SERVICE,
     phase: 'starting_bead_store',

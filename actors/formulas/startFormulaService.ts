@@ -1,8 +1,14 @@
-import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
+import { BEAD_SERVICE } from '../beads/index.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { FormulaLibrary } from './formulaLibrary.ts';
 import { FormulaService } from './formulaService.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    formulas: FormulaService;
+  }
+}
 
 /** The key of the formulas service in `LiveCity.services`. */
 export const FORMULA_SERVICE = 'formulas';
@@ -11,12 +17,12 @@ export const FORMULA_SERVICE = 'formulas';
  * The formulas service (`LiveCity.services.formulas`), started in `resolving_formulas` on the city's bead
  * store (molecules are beads). It holds no state of its own: nothing to stop.
  */
-export const formulaServiceFactory: CityServiceFactory = {
+export const formulaServiceFactory: CityServiceFactory<typeof FORMULA_SERVICE> = {
   name: FORMULA_SERVICE,
   phase: 'resolving_formulas',
   start: (city) => {
-    const store = city.started?.get(BEAD_SERVICE);
-    if (!(store instanceof BeadStore))
+    const store = city.started?.[BEAD_SERVICE];
+    if (!store)
       return Promise.reject(new UnavailableError(`bead store is not started for city ${city.name}`));
     const service = new FormulaService(city.name, FormulaLibrary.forCity(city.path), store);
     return Promise.resolve({ service, stop: () => Promise.resolve() });

@@ -78,18 +78,35 @@ export class StoreMaintenance {
    * enabled, schedules the next run. Effects: reads the log; a timer.
    */
   static async start(ctx: StoreMaintenanceContext): Promise<StoreMaintenance> {
-    const m = new StoreMaintenance(ctx);
+    const m = new StoreMaintenance({ ...ctx });
     // Only a schedule needs the last run: a disabled city's start reads nothing of its log.
     if (!ctx.config.enabled) return m;
+    await m.#readLastRun();
+    m.#schedule();
+    return m;
+  }
+
+  /**
+   * Takes a hand edit of `[maintenance.dolt]` while the city runs: the new schedule (or none) from now,
+   * as a restart would set it. Effects: may read the log; the timer.
+   */
+  async reconfigure(config: MaintenanceConfig): Promise<void> {
+    const before = this.ctx.config;
+    if (before.enabled === config.enabled && before.intervalMs === config.intervalMs) return;
+    this.ctx.config = config;
+    if (config.enabled && !before.enabled) await this.#readLastRun();
+    if (!this.#inFlight) this.#schedule();
+  }
+
+  async #readLastRun(): Promise<void> {
+    const ctx = this.ctx;
     const last = await Promise.all(
       ['gc.store.maintenance.done', 'gc.store.maintenance.failed'].map((type) =>
         ctx.journal.list({ type, order: 'desc', limit: 1 }),
       ),
     );
     const times = last.flat().map((e) => Date.parse(e.ts));
-    if (times.length > 0) m.#lastRunAt = Math.max(...times);
-    m.#schedule();
-    return m;
+    if (times.length > 0) this.#lastRunAt = Math.max(...times);
   }
 
   status(): MaintenanceStatusBody {

@@ -15,7 +15,7 @@ import {
   type OrdersConfig,
 } from '../../machines/orders/ordersConfig.ts';
 import { scopedOrderName } from '../../machines/orders/scope.ts';
-import { cityTomlPath } from '../config/cityConfig.ts';
+import { cityTomlPath } from '../runtime/cityPaths.ts';
 import {
   formulaLayers,
   type FormulaLayer,

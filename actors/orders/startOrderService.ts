@@ -2,14 +2,20 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'smol-toml';
 import { renderProblem } from '../../machines/config/problems.ts';
 import { goDurationMs } from '../../machines/orders/order.ts';
-import { BEAD_SERVICE, BeadStore } from '../beads/index.ts';
-import { cityTomlPath } from '../config/cityConfig.ts';
+import { BEAD_SERVICE } from '../beads/index.ts';
+import { cityTomlPath } from '../runtime/cityPaths.ts';
 import type { CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { FORMULA_SERVICE } from '../formulas/startFormulaService.ts';
-import { FormulaService } from '../formulas/formulaService.ts';
+
 import { SchedulerActor } from './schedulerActor.ts';
 import { DEFAULT_ORDER_TICK_MS, OrderService, type OrderServiceOptions } from './orderService.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    orders: OrderService;
+  }
+}
 
 /** The key of the orders service in `LiveCity.services`. */
 export const ORDER_SERVICE = 'orders';
@@ -45,9 +51,9 @@ export async function startOrderService(
   city: CityServiceContext,
   options: OrderServiceOptions = {},
 ): Promise<{ service: OrderService; stop: () => Promise<void> }> {
-  const store = city.started?.get(BEAD_SERVICE);
-  const formulas = city.started?.get(FORMULA_SERVICE);
-  if (!(store instanceof BeadStore) || !(formulas instanceof FormulaService))
+  const store = city.started?.[BEAD_SERVICE];
+  const formulas = city.started?.[FORMULA_SERVICE];
+  if (!store || !formulas)
     throw new UnavailableError(`city ${city.name} has no bead store or formulas for its orders`);
   const tickMs = options.tickMs ?? (await patrolIntervalMs(city.path));
   const onError =
@@ -71,7 +77,9 @@ export async function startOrderService(
  * The orders city service (`LiveCity.services.orders`), started in `resolving_formulas` after the formulas
  * service; `options` (a clock, a tick) are for tests.
  */
-export function orderServiceFactory(options: OrderServiceOptions = {}): CityServiceFactory {
+export function orderServiceFactory(
+  options: OrderServiceOptions = {},
+): CityServiceFactory<typeof ORDER_SERVICE> {
   return {
     name: ORDER_SERVICE,
     phase: 'resolving_formulas',

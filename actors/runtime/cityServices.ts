@@ -1,4 +1,3 @@
-import type { CityConfig } from '../config/cityConfig.ts';
 import type { ActorObserver } from './actorObserver.ts';
 import type { Journal } from './journal/journal.ts';
 import type { Logger } from './logger.ts';
@@ -16,6 +15,14 @@ export const CITY_PHASES = [
 ] as const;
 export type CityPhase = (typeof CITY_PHASES)[number];
 
+/**
+ * The parsed `city.toml`'s type, registered by the family that parses it (config/, as services register
+ * themselves below): runtime/ hands the value on without importing the family above it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by config/'s declaration
+export interface CityConfigRegistry {}
+type ParsedCityConfig = CityConfigRegistry extends { parsed: infer C } ? C : never;
+
 /** What a phase and a city service see of the city being started. */
 export interface CityServiceContext {
   readonly name: string;
@@ -25,25 +32,51 @@ export interface CityServiceContext {
   /** Its one writer: a service appends and folds through it, never through `journal` directly. */
   readonly log: LogRuntime;
   /** Its `city.toml`, as read by the first phase. */
-  readonly config: CityConfig;
+  readonly config: ParsedCityConfig;
   /** The supervisor's logger (absent where a test or tool builds the context itself). */
   readonly logger?: Logger;
   /** The supervisor's home (`GC_HOME`): a city's tmux server is named after it and the city. */
   readonly home?: string;
-  /** The services started in the earlier phases of this start, by name (the bead store for sessions). */
-  readonly started?: ReadonlyMap<string, unknown>;
+  /** The services started in the earlier phases of this start (the bead store for sessions). */
+  readonly started?: CityServiceMap;
   /** The supervisor's inspection hub: a service whose units are machine actors (sessions) reports them here. */
   readonly observer?: ActorObserver;
 }
 
 /**
+ * Every family's service, by the name it is registered under: each family adds its own entry from its
+ * `index.ts` (declaration merging, as Fastify's decorators do), so a lookup of a family that is not part of
+ * the build does not compile, and a lookup that does is typed: no `unknown`, no downcast.
+ *
+ * @example
+ * declare module '../runtime/cityServices.ts' {
+ *   interface CityServiceRegistry {
+ *     beads: BeadStore;
+ *   }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families' declarations
+export interface CityServiceRegistry {}
+
+export type CityServiceName = Extract<keyof CityServiceRegistry, string>;
+
+/** The started services of one city (a family whose phase has not run, or that is not in the list, is absent). */
+export type CityServiceMap = { readonly [K in CityServiceName]?: CityServiceRegistry[K] };
+
+/**
  * A started per-city service (a bead store, …): `service` is what routes see in
  * `LiveCity.services[name]`; `stop` ends it.
  */
-export interface CityService {
-  readonly service: unknown;
+export interface CityService<S = CityServiceRegistry[CityServiceName]> {
+  readonly service: S;
   /** Stops the service; called when the city stops, is unregistered, or a later phase of its start fails. */
   stop(): Promise<void>;
+  /**
+   * Ends what the service started outside this process (agent processes), before `stop`, when the city
+   * stops for good (stop, unregister). Not called when the supervisor itself shuts down: a restarted
+   * supervisor adopts what runs.
+   */
+  end?(): Promise<void>;
 }
 
 /**
@@ -59,8 +92,21 @@ export interface CityService {
  *   start: (city) => startBeadService(city),
  * };
  */
-export interface CityServiceFactory {
-  readonly name: string;
+export interface CityServiceFactory<K extends CityServiceName = CityServiceName> {
+  readonly name: K;
   readonly phase: CityPhase;
-  start(city: CityServiceContext): Promise<CityService>;
+  start(city: CityServiceContext): Promise<CityService<CityServiceRegistry[K]>>;
+}
+
+/** A map of started services, entry by entry: the one place a factory's name is tied back to its value. */
+export class CityServiceSet {
+  readonly #services: { [K in CityServiceName]?: CityServiceRegistry[K] } = {};
+
+  put<K extends CityServiceName>(name: K, service: CityServiceRegistry[K]): void {
+    this.#services[name] = service;
+  }
+
+  get map(): CityServiceMap {
+    return { ...this.#services };
+  }
 }

@@ -114,13 +114,3 @@ export interface SessionApi {
 
 /** The name of the sessions service in `LiveCity.services`. */
 export const SESSION_SERVICE = 'sessions';
-
-/** True when a city's `services[SESSION_SERVICE]` entry is a started session service. */
-export function isSessionApi(service: unknown): service is SessionApi {
-  return (
-    typeof service === 'object' &&
-    service !== null &&
-    typeof (service as SessionApi).list === 'function' &&
-    typeof (service as SessionApi).create === 'function'
-  );
-}

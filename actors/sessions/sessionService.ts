@@ -185,6 +185,37 @@ export class SessionService implements SessionApi {
     this.reconciler.start();
   }
 
+  /**
+   * The city stops for good: no more starts, then every session process the city's runtime holds (orphans
+   * included) is interrupted, given `shutdownTimeoutMs` to end, and the rest stopped, process tree and all;
+   * a tmux server with no session left exits. Each running session of the book records `session.stopped`
+   * (killed: the next start restarts it without counting a crash).
+   */
+  async endSessions(): Promise<void> {
+    this.#stopped = true;
+    await this.reconciler.stop();
+    await this.#requests.settled();
+    const running = async () =>
+      [...(await this.opts.runtime.observe())].filter(([, o]) => o.running).map(([name]) => name);
+    const names = await running();
+    await Promise.all(names.map((name) => this.opts.runtime.interrupt(name).catch(() => undefined)));
+    const deadline = this.#now() + this.thresholds.shutdownTimeoutMs;
+    let left = names;
+    while (left.length > 0 && this.#now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await running();
+    }
+    await Promise.all(left.map((name) => this.opts.runtime.stop(name).catch(() => undefined)));
+    for (const s of this.book.openSessions()) {
+      if (!names.includes(s.sessionName)) continue;
+      await this.book
+        .decide((m, c) => decideKilled(m, s.id, c), 'gc')
+        .catch((err: unknown) =>
+          this.opts.logger.warn({ err, session: s.id }, 'recording session.stopped failed'),
+        );
+    }
+  }
+
   async stopService(): Promise<void> {
     this.#stopped = true;
     await this.reconciler.stop();

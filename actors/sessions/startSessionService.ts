@@ -4,17 +4,23 @@
  */
 import { execFileSync } from 'node:child_process';
 import { BEAD_SERVICE } from '../beads/startBeadService.ts';
-import { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/beadStore.ts';
 import type { CityService, CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
-import { SessionActorReporter } from '../inspect/sessionActors.ts';
+import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
 import { sessionRuntimeOf } from '../../machines/config/sessionProvider.ts';
 import { openRuntimeProvider, type RuntimeKind } from './runtime/openProvider.ts';
-import { SESSION_SERVICE } from './sessionApi.ts';
+import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { SessionService } from './sessionService.ts';
+
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    sessions: SessionApi;
+  }
+}
 
 export interface SessionServiceFactoryOptions {
   /** tmux (the default where tmux is installed), subprocess (elsewhere), or the tests' fake. */
@@ -51,9 +57,8 @@ export async function startSessionService(
   city: CityServiceContext,
   options: SessionServiceFactoryOptions = {},
 ): Promise<CityService & { service: SessionService }> {
-  const store = city.started?.get(BEAD_SERVICE);
-  if (!(store instanceof BeadStore))
-    throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
+  const store = city.started?.[BEAD_SERVICE];
+  if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
   // The tests' choice, then the city's `[session] provider`, then the supervisor's environment.
   const runtime = openRuntimeProvider(
     options.runtime ?? sessionRuntimeOf(city.config.session) ?? runtimeKindFrom(process.env),
@@ -69,7 +74,11 @@ export async function startSessionService(
     runtime,
     config: city.config,
     logger: city.logger ?? defaultLogger(),
-    thresholds: { ...thresholdsFrom(city.config.session ?? {}), ...options.thresholds },
+    thresholds: {
+      ...thresholdsFrom(city.config.session ?? {}),
+      ...shutdownTimeoutFrom(city.config.daemon),
+      ...options.thresholds,
+    },
     ...(options.env ? { env: options.env } : {}),
   });
   await service.startService();
@@ -80,6 +89,7 @@ export async function startSessionService(
       reporter?.();
       await service.stopService();
     },
+    end: () => service.endSessions(),
   };
 }
 
@@ -103,7 +113,9 @@ async function reportSessionActors(
 }
 
 /** The factory the supervisor's default services list holds. */
-export function sessionServiceFactory(options: SessionServiceFactoryOptions = {}): CityServiceFactory {
+export function sessionServiceFactory(
+  options: SessionServiceFactoryOptions = {},
+): CityServiceFactory<typeof SESSION_SERVICE> {
   return {
     name: SESSION_SERVICE,
     phase: 'validating_agents',
@@ -163,4 +175,17 @@ export function thresholdsFrom(table: Record<string, string | number>): Partial<
     }
   }
   return out;
+}
+
+/** `[daemon] shutdown_timeout` (upstream's key): how long a city's stop waits after interrupting its sessions. */
+export function shutdownTimeoutFrom(
+  daemon: Record<string, string | number> | undefined,
+): Partial<SessionThresholds> {
+  const value = daemon?.shutdown_timeout;
+  if (value === undefined) return {};
+  try {
+    return { shutdownTimeoutMs: parseDuration(typeof value === 'number' ? `${value}ms` : value) };
+  } catch (err) {
+    throw new Error(`city.toml [daemon] shutdown_timeout: ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -1,3 +1,4 @@
+import type { AgentApi } from '../agents/agentApi.ts';
 import type { BeadStore } from '../beads/beadStore.ts';
 import { BadRequestError, ConflictError, GcError, NotFoundError } from '../runtime/errors.ts';
 import type { FormulaService } from '../formulas/formulaService.ts';
@@ -17,7 +18,7 @@ export interface SlingContext {
   /** The city's formulas (only a launch needs them). @throws UnavailableError without the service. */
   formulas: () => FormulaService;
   /** The city's agents service (`LiveCity.services.agents`): targets are its agents and pools. */
-  agents: unknown;
+  agents: AgentApi | undefined;
   actor?: string;
 }
 

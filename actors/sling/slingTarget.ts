@@ -1,4 +1,4 @@
-import { isAgentApi } from '../agents/agentApi.ts';
+import type { AgentApi } from '../agents/agentApi.ts';
 import { NotFoundError, UnavailableError } from '../runtime/errors.ts';
 
 /** What sling needs of the agents service: its templates' qualified names, when it can list them. */
@@ -16,11 +16,11 @@ const hasTemplates = (s: unknown): s is WithTemplates =>
  * @throws UnavailableError when the city has no agents service.
  */
 export async function resolveSlingTarget(
-  agents: unknown,
+  agents: AgentApi | undefined,
   target: string,
   rigContext: string | undefined,
 ): Promise<string | undefined> {
-  if (!isAgentApi(agents)) throw new UnavailableError('agents service is not started for this city');
+  if (!agents) throw new UnavailableError('agents service is not started for this city');
   const candidates = rigContext && !target.includes('/') ? [`${rigContext}/${target}`, target] : [target];
   const templates = hasTemplates(agents) ? new Set(agents.templates().map((t) => t.qualified)) : undefined;
   for (const name of candidates) {

@@ -11,7 +11,12 @@ import {
 
 export type { CityState };
 import type { CityConfig } from '../config/cityConfig.ts';
-import type { CityService } from '../runtime/cityServices.ts';
+import {
+  CityServiceSet,
+  type CityService,
+  type CityServiceMap,
+  type CityServiceName,
+} from '../runtime/cityServices.ts';
 import { foldingReported } from '../runtime/damagedRecords.ts';
 import type { EventClock } from '../runtime/eventClock.ts';
 import type { Journal, JournalBackend, JournalEvent } from '../runtime/journal/journal.ts';
@@ -33,7 +38,7 @@ export const cityLogFile = (dir: string): string => join(dir, '.gc', 'events.jso
  */
 export class CityActor {
   /** Services started by the current start attempt, in start order. */
-  readonly services = new Map<string, CityService>();
+  readonly services = new Map<CityServiceName, CityService>();
   config: CityConfig | undefined;
 
   private constructor(
@@ -121,15 +126,21 @@ export class CityActor {
   }
 
   /** What routes see of the started services (`LiveCity.services`). */
-  serviceValues(): Record<string, unknown> {
-    return Object.fromEntries([...this.services].map(([name, s]) => [name, s.service]));
+  serviceValues(): CityServiceMap {
+    const set = new CityServiceSet();
+    for (const [name, s] of this.services) set.put(name, s.service);
+    return set.map;
   }
 
-  /** Stops the services in reverse start order; resolves the first failure's message, if any. */
-  async stopServices(): Promise<string | undefined> {
+  /**
+   * Stops the services in reverse start order; resolves the first failure's message, if any. `final` (the
+   * city stops or is unregistered, not the supervisor) ends what each service started first.
+   */
+  async stopServices(final = false): Promise<string | undefined> {
     let failure: string | undefined;
     for (const [name, service] of [...this.services].reverse()) {
       try {
+        if (final) await service.end?.();
         await service.stop();
       } catch (err) {
         failure ??= `stopping ${name}: ${(err as Error).message}`;

@@ -2,6 +2,9 @@ import { BEAD_SERVICE, startBeadService } from '../beads/startBeadService.ts';
 import { agentServiceFactory } from '../agents/startAgentService.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { configServiceFactory } from '../config/startConfigService.ts';
+import { AgentService } from '../agents/agentService.ts';
+import { SessionService } from '../sessions/sessionService.ts';
+import { orderProblems } from '../orders/orderScan.ts';
 import { extmsgServiceFactory } from '../extmsg/startExtmsgService.ts';
 import { formulaServiceFactory } from '../formulas/startFormulaService.ts';
 import { orderServiceFactory } from '../orders/startOrderService.ts';
@@ -10,18 +13,33 @@ import { workspaceServicesFactory } from '../workspaceServices/startWorkspaceSer
 import { maintenanceServiceFactory } from '../maintenance/startMaintenance.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
-export const beadStoreService: CityServiceFactory = {
+export const beadStoreService: CityServiceFactory<typeof BEAD_SERVICE> = {
   name: BEAD_SERVICE,
   phase: 'starting_bead_store',
   start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
 };
+
+/**
+ * The config service linked to the families it serves: each valid change of city.toml goes to the sessions,
+ * the agents are poked to reconcile, and validate also reports the orders' problems.
+ */
+export function linkedConfigService(options: { pollMs?: number } = {}): CityServiceFactory<'config'> {
+  return configServiceFactory({
+    ...options,
+    link: ({ sessions, agents }) => ({
+      ...(sessions instanceof SessionService ? { sessions } : {}),
+      ...(agents instanceof AgentService ? { poke: () => agents.poke() } : {}),
+      moreProblems: orderProblems,
+    }),
+  });
+}
 
 /** The services every city starts with unless a supervisor is given its own list: beads, sessions, agents, extmsg, formulas, orders, workspace services, maintenance. */
 export const DEFAULT_CITY_SERVICES: readonly CityServiceFactory[] = [
   beadStoreService,
   sessionServiceFactory(),
   agentServiceFactory,
-  configServiceFactory(),
+  linkedConfigService(),
   extmsgServiceFactory(),
   formulaServiceFactory,
   orderServiceFactory(),

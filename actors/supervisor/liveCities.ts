@@ -1,3 +1,4 @@
+import type { CityServiceMap } from '../runtime/cityServices.ts';
 import type { Journal } from '../runtime/journal/journal.ts';
 import { SUPERVISOR_LOG } from '../runtime/journal/journal.ts';
 import { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
@@ -14,7 +15,7 @@ export interface LiveCity {
   /** The one writer of that log; whatever a route records goes through it. */
   readonly log: LogRuntime;
   readonly running: boolean;
-  readonly services: Readonly<Record<string, unknown>>;
+  readonly services: CityServiceMap;
 }
 
 /** A city to attach: a test or tool that gives only its journal gets a runtime of its own for it. */

@@ -142,7 +142,7 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
           config: city.config ?? { agents: [] },
           logger: core.logger,
           home: core.config.home,
-          started: new Map([...city.services].map(([name, s]) => [name, s.service])),
+          started: city.serviceValues(),
           observer: core.inspection,
         });
         city.services.set(factory.name, service);
@@ -162,7 +162,7 @@ async function startCity(core: SupervisorCore, city: CityActor): Promise<void> {
 
 /** stopping → stopped: services down, then `controller.stopped`. */
 async function stopCity(core: SupervisorCore, city: CityActor): Promise<void> {
-  await city.stopServices();
+  await city.stopServices(true);
   core.live.update(city.name, { services: {} });
   await city.send({ type: 'STOPPED' });
 }
@@ -170,7 +170,7 @@ async function stopCity(core: SupervisorCore, city: CityActor): Promise<void> {
 /** unregistering → unregistered: registry entry gone (idempotent), services down, `controller.stopped`. */
 async function stopForUnregister(core: SupervisorCore, city: CityActor): Promise<void> {
   if (core.registry.get(city.name)?.path === city.path) await core.registry.remove(city.name);
-  const error = await city.stopServices();
+  const error = await city.stopServices(true);
   core.live.update(city.name, { services: {} });
   await city.send(error === undefined ? { type: 'STOPPED' } : { type: 'STOPPED', error });
 }

@@ -6,6 +6,12 @@ import { effectiveConfig } from '../config/effectiveConfig.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { WorkspaceServices } from './workspaceServices.ts';
 
+declare module '../runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    workspaceServices: WorkspaceServices;
+  }
+}
+
 /** The key of the workspace services in `LiveCity.services`. */
 export const WORKSPACE_SERVICES = 'workspaceServices';
 
@@ -56,7 +62,9 @@ async function serviceTables(city: Pick<CityServiceContext, 'name' | 'path'>): P
 }
 
 /** The city service factory (`LiveCity.services.workspaceServices`), started in the last phase. */
-export function workspaceServicesFactory(options: WorkspaceServicesOptions = {}): CityServiceFactory {
+export function workspaceServicesFactory(
+  options: WorkspaceServicesOptions = {},
+): CityServiceFactory<typeof WORKSPACE_SERVICES> {
   return {
     name: WORKSPACE_SERVICES,
     phase: 'validating_agents',

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { AGENT_SERVICE, isAgentApi, type AgentApi } from '../../actors/agents/agentApi.ts';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
-import { runningCity } from '../cityScope.ts';
+import { AGENT_SERVICE, type AgentApi } from '../../actors/agents/agentApi.ts';
+
+import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -11,11 +11,7 @@ import type { AppDeps } from '../deps.ts';
  *   <name>`) when the city runs without it (its start-up phase has not run, or failed).
  */
 export function agentApiFor(deps: Pick<AppDeps, 'cities'>, cityName: string): AgentApi {
-  const service = runningCity(deps, cityName).services[AGENT_SERVICE];
-  if (!isAgentApi(service)) {
-    throw new UnavailableError(`agent service is not started for city ${cityName}`);
-  }
-  return service;
+  return cityService(deps, cityName, AGENT_SERVICE, 'agent service');
 }
 
 /** Who asks, for every agent mutation over HTTP. */

@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
-import { BEAD_SERVICE, BeadStore } from '../../actors/beads/index.ts';
-import { runningCity } from '../cityScope.ts';
+
+import type { BeadStore } from '../../actors/beads/index.ts';
+import { BEAD_SERVICE } from '../../actors/beads/index.ts';
+import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -11,11 +12,7 @@ import type { AppDeps } from '../deps.ts';
  *   when the city runs without its bead service (its start-up phase has not run, or failed).
  */
 export function beadStoreFor(deps: Pick<AppDeps, 'cities'>, cityName: string): BeadStore {
-  const store = runningCity(deps, cityName).services[BEAD_SERVICE];
-  if (!(store instanceof BeadStore)) {
-    throw new UnavailableError(`bead store is not started for city ${cityName}`);
-  }
-  return store;
+  return cityService(deps, cityName, BEAD_SERVICE, 'bead store');
 }
 
 /**

@@ -6,8 +6,10 @@ import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import type { AppDeps } from '../deps.ts';
 import { NOT_RUNNING } from '../cityScope.ts';
 import { CityParams, configApiFor, setConfigIndexHeaders } from './configService.ts';
+import { ExtrasQuery } from './extras.ts';
 
 type Params = { Params: Static<typeof CityParams> };
+type WithExtras = Params & { Querystring: Static<typeof ExtrasQuery> };
 
 /**
  * The config family (GET /config, /config/defaults, /config/explain, /config/validate) and GET /packs:
@@ -58,7 +60,7 @@ export function configRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
   );
 
-  app.get<Params>(
+  app.get<WithExtras>(
     '/v0/city/:cityName/config/explain',
     {
       schema: {
@@ -66,22 +68,23 @@ export function configRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'Where each value comes from',
         description:
           'Each agent (`inline` in city.toml or `pack-derived`) and provider (`builtin`, `city`, ' +
-          '`builtin+city`) with its origin, the patch counts, and (ours) `sources`: the layer (default, ' +
-          'pack, city, patch) and file of every value.',
+          '`builtin+city`) with its origin and the patch counts. Ours: `?extras=true` adds `sources`, the ' +
+          'layer (default, pack, city, patch) and file of every value.',
         tags,
         params: CityParams,
+        querystring: ExtrasQuery,
         response: { 200: indexedResponse({ ...Type.Ref('ConfigExplainResponse') }, 'The explanation.') },
       },
     },
     async (request, reply) => {
       const api = configApiFor(deps, request.params.cityName);
-      const body = await api.explain();
+      const { sources, ...body } = await api.explain();
       setConfigIndexHeaders(reply, api);
-      return body;
+      return request.query.extras === true ? { ...body, sources } : body;
     },
   );
 
-  app.get<Params>(
+  app.get<WithExtras>(
     '/v0/city/:cityName/config/validate',
     {
       schema: {
@@ -89,13 +92,18 @@ export function configRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary: 'Check the configuration',
         description:
           'Every problem of city.toml and its packs as it is on disk now, each as `<file>: <field>: <message>`; ' +
-          'a file that is not valid TOML has one error naming its line.',
+          'a file that is not valid TOML has one error naming its line. Ours: `?extras=true` adds ' +
+          '`problems`, the same problems structured.',
         tags,
         params: CityParams,
+        querystring: ExtrasQuery,
         response: { 200: { description: 'The problems.', ...Type.Ref('ConfigValidateOutputBody') } },
       },
     },
-    async (request) => configApiFor(deps, request.params.cityName).validate(),
+    async (request) => {
+      const { problems, ...body } = await configApiFor(deps, request.params.cityName).validate();
+      return request.query.extras === true ? { ...body, problems } : body;
+    },
   );
 
   app.get<Params>(

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { CONFIG_SERVICE, isConfigApi, type ConfigApi } from '../../actors/config/configApi.ts';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
+import { CONFIG_SERVICE, type ConfigApi } from '../../actors/config/configApi.ts';
+
 import { CityNameParam } from '../../schemas/beadsCommon.ts';
-import { runningCity } from '../cityScope.ts';
+import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -12,9 +12,7 @@ import type { AppDeps } from '../deps.ts';
  *   running; UnavailableError (503) when it runs without a config service.
  */
 export function configApiFor(deps: Pick<AppDeps, 'cities'>, cityName: string): ConfigApi {
-  const service = runningCity(deps, cityName).services[CONFIG_SERVICE];
-  if (!isConfigApi(service)) throw new UnavailableError(`config service is not started for city ${cityName}`);
-  return service;
+  return cityService(deps, cityName, CONFIG_SERVICE, 'config service');
 }
 
 /** `X-GC-Index` (the city log's head the answer reflects) and `X-GC-Cache-Age-S` (0: read live). */

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
+
 import { EXTMSG_SERVICE } from '../../actors/extmsg/startExtmsgService.ts';
-import { ExtmsgService } from '../../actors/extmsg/extmsgService.ts';
-import { runningCity } from '../cityScope.ts';
+import type { ExtmsgService } from '../../actors/extmsg/extmsgService.ts';
+import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -11,10 +11,7 @@ import type { AppDeps } from '../deps.ts';
  *   or starting; UnavailableError (503) when it runs without its extmsg service.
  */
 export function extmsgFor(deps: Pick<AppDeps, 'cities'>, cityName: string): ExtmsgService {
-  const service = runningCity(deps, cityName).services[EXTMSG_SERVICE];
-  if (!(service instanceof ExtmsgService))
-    throw new UnavailableError(`extmsg service is not started for city ${cityName}`);
-  return service;
+  return cityService(deps, cityName, EXTMSG_SERVICE, 'extmsg service');
 }
 
 /** `X-GC-Index` (the city event index the answer reflects) and `X-GC-Cache-Age-S` (0: the model is live). */

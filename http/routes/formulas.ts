@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError, UnavailableError } from '../../actors/runtime/errors.ts';
+import { NotFoundError } from '../../actors/runtime/errors.ts';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
 import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
-import { FormulaService } from '../../actors/formulas/formulaService.ts';
+import type { FormulaService } from '../../actors/formulas/formulaService.ts';
 import type { WorkflowScope } from '../../machines/formulas/workflowView.ts';
 import { CityNameParam, indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import {
@@ -19,7 +19,7 @@ import {
   FormulaRunsSchema,
   FormulaScopeQuerySchema,
 } from '../../schemas/formulas.ts';
-import { runningCity } from '../cityScope.ts';
+import { cityService, runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 const tags = ['formulas'];
@@ -34,10 +34,7 @@ const NameParams = Type.Object({
  * @throws NotFoundError while the city is absent or starting; UnavailableError (503) without the service.
  */
 export function formulasFor(deps: Pick<AppDeps, 'cities'>, cityName: string): FormulaService {
-  const service = runningCity(deps, cityName).services[FORMULA_SERVICE];
-  if (!(service instanceof FormulaService))
-    throw new UnavailableError(`formulas service is not started for city ${cityName}`);
-  return service;
+  return cityService(deps, cityName, FORMULA_SERVICE, 'formulas service');
 }
 
 /** Upstream's scope rule: `scope_kind` and `scope_ref` come together; a city scope names this city. */

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { buildId } from '../buildId.ts';
 import type { AppDeps } from '../deps.ts';
+import { ExtrasQuery } from './extras.ts';
 
 const SupervisorStartup = Type.Object(
   {
@@ -11,37 +13,53 @@ const SupervisorStartup = Type.Object(
   { additionalProperties: false, title: 'SupervisorStartup' },
 );
 
-/** `GET /health`: the liveness probe (the only typed path outside `/v0`), upstream's SupervisorHealthOutputBody. */
+/**
+ * `GET /health`: the liveness probe (the only typed path outside `/v0`), upstream's
+ * SupervisorHealthOutputBody. Our `journal` (the backend) comes only with `?extras=true`: upstream's schema
+ * is closed, so a strict client of the default answer must not see it.
+ */
 export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get(
+  const build = buildId();
+  app.get<{ Querystring: Static<typeof ExtrasQuery> }>(
     '/health',
     {
       schema: {
         operationId: 'get-health',
         summary: 'Liveness probe',
-        description: '`startup` describes the first city (by name), for single-city deployments.',
+        description:
+          '`startup` describes the first city (by name), for single-city deployments. `build_id` changes with ' +
+          'the build. Ours: `?extras=true` adds `journal` (the journal backend).',
         tags: ['supervisor'],
+        querystring: ExtrasQuery,
         response: {
           200: Type.Object(
             {
+              build_id: Type.Optional(
+                Type.String({
+                  description: 'Build identity: a short git commit, `-dirty` when unclean; empty if unknown.',
+                }),
+              ),
               status: Type.String(),
               version: Type.String(),
               uptime_sec: Type.Integer(),
               cities_total: Type.Integer(),
               cities_running: Type.Integer(),
               startup: Type.Optional(SupervisorStartup),
-              journal: Type.String({ description: 'Journal backend: file or jetstream.' }),
+              journal: Type.Optional(
+                Type.String({ description: 'Ours, with `?extras=true`: file or jetstream.' }),
+              ),
             },
             { title: 'SupervisorHealthOutputBody' },
           ),
         },
       },
     },
-    async () => {
+    async (request) => {
       const sup = deps.supervisor;
       const cities = sup.listCities();
       const first = cities[0];
       return {
+        build_id: build,
         status: 'ok',
         version: sup.version,
         uptime_sec: Math.floor((Date.now() - sup.startedAt.getTime()) / 1000),
@@ -52,7 +70,7 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
             ? { ready: true, phases_completed: first.phases_completed }
             : { ready: false, phase: first.status, phases_completed: first.phases_completed },
         }),
-        journal: deps.config.natsUrl ? 'jetstream' : 'file',
+        ...(request.query.extras === true && { journal: deps.config.natsUrl ? 'jetstream' : 'file' }),
       };
     },
   );

@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
-import { CityMaintenance, MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
+
+import type { CityMaintenance } from '../../actors/maintenance/startMaintenance.ts';
+import { MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { MutationHeaders } from '../../schemas/cities.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import { CityParams, MAINTENANCE_SCHEMAS, WaitQuery } from '../../schemas/maintenance.ts';
-import { NOT_RUNNING, runningCity } from '../cityScope.ts';
+import { NOT_RUNNING, cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -15,10 +16,7 @@ import type { AppDeps } from '../deps.ts';
  * @throws NotFoundError while the city is not running; UnavailableError (503) when it runs without it.
  */
 function maintenanceOf(deps: AppDeps, cityName: string): CityMaintenance {
-  const service = runningCity(deps, cityName).services[MAINTENANCE_SERVICE];
-  if (!(service instanceof CityMaintenance))
-    throw new UnavailableError(`maintenance is not started for city ${cityName}`);
-  return service;
+  return cityService(deps, cityName, MAINTENANCE_SERVICE, 'maintenance');
 }
 
 /**
@@ -43,7 +41,9 @@ export function maintenanceRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      const body = maintenanceOf(deps, request.params.cityName).store.status();
+      const maintenance = maintenanceOf(deps, request.params.cityName);
+      await maintenance.refresh();
+      const body = maintenance.store.status();
       reply.header('X-GC-Cache-Age-S', '0');
       return body;
     },
@@ -71,7 +71,9 @@ export function maintenanceRoutes(scope: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      const { startedAt, done } = maintenanceOf(deps, request.params.cityName).store.trigger();
+      const maintenance = maintenanceOf(deps, request.params.cityName);
+      await maintenance.refresh();
+      const { startedAt, done } = maintenance.store.trigger();
       if (!request.query.wait) return reply.code(202).send({ accepted: true, started_at: startedAt });
       return { accepted: true, started_at: startedAt, run: await done };
     },

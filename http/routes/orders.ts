@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { NotFoundError, UnavailableError, ValidationError } from '../../actors/runtime/errors.ts';
-import { OrderService } from '../../actors/orders/orderService.ts';
+import { NotFoundError, ValidationError } from '../../actors/runtime/errors.ts';
+import type { OrderService } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import {
   checkResponse,
@@ -27,7 +27,7 @@ import {
   OrdersHistoryQuerySchema,
   OrderToggleResponseSchema,
 } from '../../schemas/orders.ts';
-import { runningCity } from '../cityScope.ts';
+import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 import { requestScope } from './formulas.ts';
 
@@ -47,9 +47,7 @@ const RunParams = Type.Object({
  * @throws NotFoundError while the city is absent or starting; UnavailableError (503) without the service.
  */
 async function ordersFor(deps: Pick<AppDeps, 'cities'>, cityName: string): Promise<OrderService> {
-  const service = runningCity(deps, cityName).services[ORDER_SERVICE];
-  if (!(service instanceof OrderService))
-    throw new UnavailableError(`orders service is not started for city ${cityName}`);
+  const service = cityService(deps, cityName, ORDER_SERVICE, 'orders service');
   await service.reload();
   return service;
 }

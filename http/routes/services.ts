@@ -1,15 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
+
 import type { LiveCity } from '../../actors/supervisor/liveCities.ts';
 import { WORKSPACE_SERVICES } from '../../actors/workspaceServices/startWorkspaceServices.ts';
-import { WorkspaceServices } from '../../actors/workspaceServices/workspaceServices.ts';
+import type { WorkspaceServices } from '../../actors/workspaceServices/workspaceServices.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { CityNameParams, MutationHeaders } from '../../schemas/cities.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import { ServiceParams, WORKSPACE_SERVICE_SCHEMAS } from '../../schemas/workspaceServices.ts';
-import { NOT_RUNNING, runningCity } from '../cityScope.ts';
+import { NOT_RUNNING, cityService, runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 const tags = ['services'];
@@ -19,11 +19,8 @@ const tags = ['services'];
  * @throws NotFoundError while the city is not running; UnavailableError (503) when it runs without them.
  */
 function servicesOf(deps: AppDeps, cityName: string): { city: LiveCity; services: WorkspaceServices } {
-  const city = runningCity(deps, cityName);
-  const services = city.services[WORKSPACE_SERVICES];
-  if (!(services instanceof WorkspaceServices))
-    throw new UnavailableError(`workspace services are not started for city ${cityName}`);
-  return { city, services };
+  const services = cityService(deps, cityName, WORKSPACE_SERVICES, 'workspace services');
+  return { city: runningCity(deps, cityName), services };
 }
 
 /** `X-GC-Index` (the city log's head) and `X-GC-Cache-Age-S` (0: the states are live). */

@@ -1,12 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UnavailableError } from '../../actors/runtime/errors.ts';
-import {
-  isSessionApi,
-  SESSION_SERVICE,
-  type MutationContext,
-  type SessionApi,
-} from '../../actors/sessions/sessionApi.ts';
-import { runningCity } from '../cityScope.ts';
+
+import { SESSION_SERVICE, type MutationContext, type SessionApi } from '../../actors/sessions/sessionApi.ts';
+import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 
 /**
@@ -16,11 +11,7 @@ import type { AppDeps } from '../deps.ts';
  *   <name>`) when the city runs without it (its start-up phase has not run, or failed).
  */
 export function sessionApiFor(deps: Pick<AppDeps, 'cities'>, cityName: string): SessionApi {
-  const service = runningCity(deps, cityName).services[SESSION_SERVICE];
-  if (!isSessionApi(service)) {
-    throw new UnavailableError(`session service is not started for city ${cityName}`);
-  }
-  return service;
+  return cityService(deps, cityName, SESSION_SERVICE, 'session service');
 }
 
 /** Who asks, for the synchronous mutations: the actor `api`. */

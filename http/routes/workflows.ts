@@ -9,9 +9,14 @@ import {
   WorkflowSnapshotSchema,
 } from '../../schemas/formulas.ts';
 import type { AppDeps } from '../deps.ts';
+import { EXTRAS } from './extras.ts';
 import { formulasFor, requestScope } from './formulas.ts';
 
 const tags = ['workflows'];
+const WorkflowGetQuery = Type.Object(
+  { ...WorkflowQuerySchema.properties, ...EXTRAS },
+  { additionalProperties: false },
+);
 const Params = Type.Object({
   cityName: CityNameParam,
   workflow_id: Type.String({ minLength: 1, description: 'Workflow (root bead) ID.' }),
@@ -29,19 +34,21 @@ export function workflowRoutes(scope: FastifyInstance, deps: AppDeps): void {
     {
       schema: {
         operationId: 'get-v0-city-by-city-name-workflow-by-workflow-id',
-        summary: 'A workflow (molecule): its beads, dependencies and progress',
+        summary: 'A workflow (molecule): its beads and dependencies',
+        description: 'Ours: `?extras=true` adds `progress`, counted from the beads’ states.',
         tags,
         params: Params,
-        querystring: WorkflowQuerySchema,
+        querystring: WorkflowGetQuery,
         response: { 200: indexedResponse(WorkflowSnapshotSchema, 'The workflow snapshot.') },
       },
     },
     async (request, reply) => {
-      const scope = await requestScope(deps, request.params.cityName, request.query);
+      const { extras, ...query } = request.query;
+      const scope = await requestScope(deps, request.params.cityName, query);
       const service = formulasFor(deps, request.params.cityName);
-      const snap = service.workflow(request.params.workflow_id, scope);
+      const { progress, ...snap } = service.workflow(request.params.workflow_id, scope);
       reply.header('X-GC-Index', String(snap.snapshot_version)).header('X-GC-Cache-Age-S', '0');
-      return snap;
+      return extras === true ? { ...snap, progress } : snap;
     },
   );
 

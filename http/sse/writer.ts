@@ -72,6 +72,8 @@ export class SseWriter {
   /**
    * Commits the 200 with `headers` plus the SSE ones and flushes them at once, so clients see the stream
    * open before the first event; starts the heartbeat. Call it only after every setup check passed.
+   * The first heartbeat goes at once: clients mark a stream live on its first frame, and an idle stream
+   * would otherwise show "connecting" for a whole interval.
    */
   open(headers: OutgoingHttpHeaders = {}): void {
     const res = this.#res;
@@ -84,6 +86,7 @@ export class SseWriter {
       connection: 'keep-alive',
     });
     res.flushHeaders();
+    this.heartbeat();
     this.#heartbeat = setInterval(() => this.heartbeat(), this.#heartbeatMs);
   }
 

@@ -2,6 +2,7 @@
  * Which agent sessions should exist: the awake set, as a pure function of the templates, the named
  * sessions, the open sessions each template has, and each pool's demand. It answers the sessions to create
  * (a template and an instance name) and the ones to close (surplus pool instances that are not busy).
+ * A session started by hand (origin manual) is the user's: never a pool member, so never surplus.
  * Starting, restarting and quarantine stay the session reconciler's. Pure.
  */
 import { blockedBy, desiredCount, instanceName, type AgentTemplate } from './templates.ts';
@@ -18,6 +19,8 @@ export interface AgentSessionFacts {
   running: boolean;
   /** It holds work (an in-progress bead): never closed to shrink a pool. */
   busy: boolean;
+  /** Started by hand (`session_origin=manual`): kept whatever the pool wants, and not counted in it. */
+  manual?: boolean;
 }
 
 export interface NamedSessionFacts {
@@ -44,9 +47,11 @@ export function awakeSet({ templates, named, sessions, demand }: AwakeInput): Aw
   for (const s of sessions) byTemplate.set(s.template, [...(byTemplate.get(s.template) ?? []), s]);
   const namedInstances = new Set(named.map((n) => n.name));
   for (const t of templates) {
-    const own = (byTemplate.get(t.qualified) ?? []).filter((s) => !namedInstances.has(s.instance));
+    const all = (byTemplate.get(t.qualified) ?? []).filter((s) => !namedInstances.has(s.instance));
+    const own = all.filter((s) => s.manual !== true);
     const want = desiredCount(t, demand.get(t.qualified));
-    const taken = new Set(own.map((s) => s.instance));
+    // A manual session's name stays its own: a pool slot never reuses it.
+    const taken = new Set(all.map((s) => s.instance));
     let missing = want - own.length;
     for (let slot = 1; missing > 0 && (t.max === undefined || slot <= Math.max(t.max, want)); slot++) {
       const instance = instanceName(t, slot);

@@ -148,14 +148,17 @@ export function decideDelete(model: BeadModel, cmd: Cmd<'DeleteBead'>, ctx: Even
   return accept(bead, beadEvent(BeadEventType.Deleted, bead, ctx));
 }
 
-/** Hooks a bead to an agent or session (sets the assignee). This is a pure function. */
+/**
+ * Hooks a bead to an agent or session (sets the assignee); a blank assignee unhooks it (clears the
+ * assignee), as upstream. This is a pure function.
+ */
 export function decideAssign(model: BeadModel, cmd: Cmd<'AssignBead'>, ctx: EventContext): Out<'AssignBead'> {
   const bead = model.beads.get(cmd.id)?.bead;
   if (!bead) return notFound('bead', cmd.id);
-  if (cmd.assignee.trim() === '') return reject('invalid', 'assignee is required');
   if (bead.status === 'closed') return reject('conflict', `bead ${cmd.id} is closed`);
-  if (bead.assignee === cmd.assignee) return accept(bead);
-  const next = compactBead({ ...bead, assignee: cmd.assignee, updated_at: ctx.now });
+  const assignee = cmd.assignee.trim();
+  if ((bead.assignee ?? '') === assignee) return accept(bead);
+  const next = compactBead({ ...bead, assignee, updated_at: ctx.now });
   return accept(next, beadEvent(BeadEventType.Updated, next, ctx));
 }
 

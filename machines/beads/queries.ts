@@ -119,25 +119,37 @@ export interface Graph {
 
 /**
  * The workflow graph of `rootId`: the root plus every bead, closed ones included, whose metadata
- * `gc.root_bead_id` is the root (oldest first), and the dependency edges among them as
- * `{from: prerequisite, to: dependent, kind}`. Undefined when the root does not exist.
- * This is a pure function.
+ * `gc.root_bead_id` is the root or that descends from a member through `parent` (oldest first), and the
+ * dependency edges among them as `{from: prerequisite, to: dependent, kind}`. A member's parent link is
+ * the `parent-child` edge `{from: parent, to: child}`, as bd records it, listed once.
+ * Undefined when the root does not exist. This is a pure function.
  */
 export function graphOf(model: BeadModel, rootId: string): Graph | undefined {
   const root = model.beads.get(rootId);
   if (!root) return undefined;
-  const members = [
-    root,
-    ...entries(model, model.indexes.roots.get(rootId))
-      .filter((e) => e !== root)
-      .sort(byOrdinal),
-  ];
-  const ids = new Set(members.map((e) => e.bead.id));
-  const deps: WorkflowDep[] = [];
-  for (const { bead } of members) {
-    for (const dep of depsOf(bead)) {
-      if (ids.has(dep.depends_on_id)) deps.push({ from: dep.depends_on_id, to: bead.id, kind: dep.type });
+  const found = new Map<string, BeadEntry>([[rootId, root]]);
+  for (const entry of entries(model, model.indexes.roots.get(rootId))) found.set(entry.bead.id, entry);
+  // Children hang under any member, so walk the parent links down from every member found so far.
+  const queue = [...found.keys()];
+  for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
+    for (const child of entries(model, model.indexes.children.get(id))) {
+      if (found.has(child.bead.id)) continue;
+      found.set(child.bead.id, child);
+      queue.push(child.bead.id);
     }
+  }
+  const members = [root, ...[...found.values()].filter((e) => e !== root).sort(byOrdinal)];
+  const deps: WorkflowDep[] = [];
+  const seen = new Set<string>();
+  const edge = (from: string, to: string, kind: string) => {
+    const key = `${from}\u0000${to}\u0000${kind}`;
+    if (seen.has(key) || !found.has(from)) return;
+    seen.add(key);
+    deps.push({ from, to, kind });
+  };
+  for (const { bead } of members) {
+    for (const dep of depsOf(bead)) edge(dep.depends_on_id, bead.id, dep.type);
+    if (bead.parent) edge(bead.parent, bead.id, 'parent-child');
   }
   return { root: present(model, root.bead), beads: members.map((e) => present(model, e.bead)), deps };
 }

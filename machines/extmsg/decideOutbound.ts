@@ -7,7 +7,14 @@ import type {
 import type { ExtMsgOutboundBody } from '../../schemas/extmsgBodies.ts';
 import { accept, reject, type EventContext, type Outcome } from './decision.ts';
 import { ZERO_TIME } from './decideInbound.ts';
-import { adapterKey, contextKey, conversationText, type DeliveryState, type ExtmsgModel } from './model.ts';
+import {
+  adapterKey,
+  contextKey,
+  conversationKey,
+  conversationText,
+  type DeliveryState,
+  type ExtmsgModel,
+} from './model.ts';
 import { activeBindingFor, isMember, transcriptHead } from './queries.ts';
 
 /** The metadata key naming the delivery of an outbound entry or receipt. */
@@ -16,6 +23,7 @@ export const DELIVERY_ID_KEY = 'gc.delivery_id';
 /** What an outbound command decided: queued for delivery, or refused by an adapter without a callback. */
 export type OutboundDecision =
   | { kind: 'queued'; deliveryId: string; entry: ConversationTranscriptRecord }
+  | { kind: 'repeat'; deliveryId: string }
   | { kind: 'unsupported'; receipt: PublishReceipt };
 
 /**
@@ -25,7 +33,8 @@ export type OutboundDecision =
  * adapter without a callback URL cannot deliver: the answer is a not-delivered receipt (`unsupported`) and
  * nothing is recorded, as upstream. Otherwise the outbound transcript entry and the delivery are recorded
  * in one batch; the supervisor delivers it (see the extmsg dispatcher) until the adapter acknowledges or
- * the delivery dies. This is a pure function.
+ * the delivery dies. An `idempotency_key` already used answers its delivery (`repeat`) and records nothing,
+ * so nothing is delivered again; used for another message, it is a 422. This is a pure function.
  */
 export function decideOutbound(
   model: ExtmsgModel,
@@ -34,6 +43,22 @@ export function decideOutbound(
 ): Outcome<OutboundDecision> {
   const c = body.conversation;
   if (!c) return reject('unprocessable', 'conversation is required', 'body.conversation');
+  const earlier = body.idempotency_key ? model.deliveryByKey.get(body.idempotency_key) : undefined;
+  const first = earlier === undefined ? undefined : model.deliveries.get(earlier)?.queued;
+  if (first) {
+    const same =
+      first.session_id === body.session_id &&
+      first.request.Text === (body.text ?? '') &&
+      first.request.ReplyToMessageID === (body.reply_to_message_id ?? '') &&
+      conversationKey(first.request.Conversation) === conversationKey(c);
+    if (!same)
+      return reject(
+        'unprocessable',
+        `idempotency_mismatch: idempotency_key ${body.idempotency_key} was used for another message`,
+        'body.idempotency_key',
+      );
+    return accept({ kind: 'repeat', deliveryId: first.id });
+  }
   const adapter = model.adapters.get(adapterKey(c.provider, c.account_id));
   if (!adapter) return reject('not_found', `adapter ${c.provider}/${c.account_id} not registered`);
   const binding = activeBindingFor(model, c);

@@ -120,6 +120,9 @@ function fold(model: ExtmsgModel, event: JournalEvent, log: string, undos?: Undo
     case 'extmsg.delivery_queued': {
       const queued = payloadAs(log, event, 'extmsg.delivery_queued');
       setDelivery(model, queued.id, { queued, status: 'pending', attempts: 0, dueAt: event.ts }, undos);
+      // A key that is not the delivery's own id is the caller's: a repeat of it answers this delivery.
+      const key = queued.request.IdempotencyKey;
+      if (key && key !== queued.id) put(model.deliveryByKey, key, queued.id, undos);
       mark(model, queued.id, undos);
       break;
     }

@@ -64,6 +64,8 @@ export interface ExtmsgModel {
   deliveries: Map<string, DeliveryState>;
   /** Ids of the deliveries still pending, in queue order. */
   pending: Set<string>;
+  /** The delivery each caller's `idempotency_key` queued (never forgotten, as the bead create key). */
+  deliveryByKey: Map<string, string>;
   /** By session id and conversation key. */
   contexts: Map<string, DeliveryContextRecord>;
 }
@@ -83,6 +85,7 @@ export function createModel(): ExtmsgModel {
     transcripts: new Map(),
     deliveries: new Map(),
     pending: new Set(),
+    deliveryByKey: new Map(),
     contexts: new Map(),
   };
 }

@@ -22,6 +22,8 @@ export interface SessionThresholds {
   idleTimeoutMs: number;
   /** Graceful stop: after the interrupt, wait this long for the process to end before killing it. */
   drainTimeoutMs: number;
+  /** The city stops: after interrupting every session, wait this long before stopping the rest (`[daemon]`). */
+  shutdownTimeoutMs: number;
   /** A create whose session has not started by then fails (`request.failed`, `create_failed`). */
   createWaitMs: number;
   /** A message or submit not delivered by then fails (`timeout`). */
@@ -39,6 +41,7 @@ export const DEFAULT_SESSION_THRESHOLDS: Readonly<SessionThresholds> = {
   maxWakesPerTick: 5,
   idleTimeoutMs: 0,
   drainTimeoutMs: 5_000,
+  shutdownTimeoutMs: 5_000,
   createWaitMs: 120_000,
   messageTimeoutMs: 95_000,
 };

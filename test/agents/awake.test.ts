@@ -143,3 +143,24 @@ t.test("upstream's agent state rule", async (t) => {
   t.equal(agentState({ ...base, activeBead: true }), 'working');
   t.equal(agentState({ ...base, activeBead: true, lastActivity: now - 11 * 60_000 }), 'waiting');
 });
+
+t.test('a session started by hand is never pool surplus, and its name is never a pool slot', async (t) => {
+  const templates = [templateOf({ name: 'w', max_active_sessions: 3 })];
+  const manual = fact('m', 'w', 'w-1', { manual: true });
+  t.same(
+    awakeSet({ templates, named: [], sessions: [manual], demand: new Map([['w', 0]]) }),
+    [],
+    'no demand: the manual session stays',
+  );
+  t.same(
+    awakeSet({ templates, named: [], sessions: [manual], demand: new Map([['w', 1]]) }),
+    [{ kind: 'create', template: 'w', instance: 'w-2', origin: 'ephemeral' }],
+    'it does not fill the pool, and the pool skips its name',
+  );
+  const pool = [manual, fact('p', 'w', 'w-2')];
+  t.same(
+    awakeSet({ templates, named: [], sessions: pool, demand: new Map([['w', 0]]) }),
+    [{ kind: 'close', id: 'p', reason: 'pool-shrink' }],
+    'a shrink closes pool instances only',
+  );
+});

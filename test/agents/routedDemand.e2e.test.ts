@@ -1,7 +1,8 @@
 /**
  * Upstream's default pool demand end to end (real supervisor, real tmux, the mock agent): a template with
  * no `scale_check` runs one session per piece of work routed to it (`gc.routed_to`) that nobody holds, within
- * its bounds, and its idle surplus goes once the work is done. A sling wakes the agent it routes to.
+ * its bounds, and its idle surplus goes once the work is done. A sling wakes the agent it routes to. A session
+ * started by hand for the pool's template (session_origin manual) is neither a pool member nor surplus.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +50,17 @@ if (!hasTmux()) {
           .sort();
       t.same(await running(), [], 'no work, no sessions (both minimums are 0)');
 
+      // A session started by hand for the pool's template: the user's, not the pool's.
+      const manual = await s.call('POST', `${base}/sessions`, {
+        kind: 'agent',
+        name: 'polecat',
+        alias: 'mine',
+      });
+      t.equal(manual.status, 202, JSON.stringify(manual.body));
+      const mine = async () => (await s.call('GET', `${base}/session/mine`)).body as { state?: string };
+      await eventually(async () => (await mine()).state === 'active', 30_000);
+      const pool = async () => (await running()).filter((n) => n.startsWith('polecat'));
+
       // Three pieces of work routed to the pool: two sessions (its maximum).
       const ids: string[] = [];
       for (const title of ['a', 'b', 'c']) {
@@ -56,8 +68,8 @@ if (!hasTmux()) {
         t.equal(r.status, 201, JSON.stringify(r.body));
         ids.push(r.body.id as string);
       }
-      await eventually(async () => JSON.stringify(await running()) === '["polecat-1","polecat-2"]', 30_000);
-      t.pass('the pool runs one session per routed piece of work, up to its maximum');
+      await eventually(async () => JSON.stringify(await pool()) === '["polecat-1","polecat-2"]', 30_000);
+      t.pass('the pool runs one session per routed piece of work, up to its maximum, the manual one aside');
 
       // A sling routes a bead to the singleton: it wakes.
       const bead = await s.call('POST', `${base}/beads`, { title: 'look around' });
@@ -68,8 +80,9 @@ if (!hasTmux()) {
 
       // The work is done: the pool's idle sessions go.
       for (const id of ids) t.equal((await s.call('POST', `${base}/bead/${id}/close`)).status, 200);
-      await eventually(async () => !(await running()).some((n) => n.startsWith('polecat')), 30_000);
+      await eventually(async () => (await pool()).length === 0, 30_000);
       t.pass('with no routed work left, the idle pool sessions are closed');
+      t.equal((await mine()).state, 'active', 'the manual session outlives every shrink of the pool');
       await s.close();
     },
   );

@@ -219,6 +219,26 @@ forEachBackend(t, async (t, env) => {
   });
 
   t.test(
+    'graph takes in the children under the root (grandchildren too) with their parent-child edges',
+    async (t) => {
+      const h = await cityHarness(t, env);
+      const root = await createBead(t, h, { title: 'epic' });
+      const child = await createBead(t, h, { title: 'child', parent: root.id });
+      const grandchild = await createBead(t, h, { title: 'grandchild', parent: child.id });
+      await createBead(t, h, { title: 'other' });
+      const graph = (await call(h, 'GET', `/beads/graph/${root.id}`)).json();
+      t.same(
+        graph.beads.map((b: { id: string }) => b.id),
+        [root.id, child.id, grandchild.id],
+      );
+      t.same(graph.deps, [
+        { from: root.id, to: child.id, kind: 'parent-child' },
+        { from: child.id, to: grandchild.id, kind: 'parent-child' },
+      ]);
+    },
+  );
+
+  t.test(
     'routes answer 404 for a city that is not running and 503 while its bead store is not started',
     async (t) => {
       const h = await cityHarness(t, env);

@@ -8,15 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
-import { configServiceFactory } from '../../actors/config/startConfigService.ts';
+import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });
 
 t.test('a [packs.<name>] git source is fetched at its ref when the city starts', async (t) => {
   const first = await startTestSupervisor(t, { tickMs: 200 });
-  const services = [beadStoreService, configServiceFactory({ pollMs: 0 })];
+  const services = [beadStoreService, linkedConfigService({ pollMs: 0 })];
   await first.close();
   const start = () =>
     startTestSupervisor(t, {
@@ -54,7 +53,7 @@ t.test('a [packs.<name>] git source is fetched at its ref when the city starts',
 
   t.ok(existsSync(join(dir, '.gc', 'cache', 'packs', 'base', 'pack.toml')), 'cloned into the city cache');
   t.same((await s.call('GET', `${base}/packs`)).body, { packs: [{ name: 'base', source: repo, ref: 'v1' }] });
-  const explain = (await s.call('GET', `${base}/config/explain`)).body;
+  const explain = (await s.call('GET', `${base}/config/explain?extras=true`)).body;
   t.same(
     explain.agents.map((a: { name: string; origin: string; suspended: boolean }) => [
       a.name,

@@ -106,7 +106,9 @@ t.test('GET /config/explain names the origin of agents, providers and every valu
     },
     toml: `${'[workspace]\nname = "demo"\nincludes = ["packs/base"]\n'}\n[providers.fast]\ncommand = "echo"\n\n[[agent]]\nname = "mayor"\nprovider = "mock"\n\n[[patches.agent]]\nname = "scout"\nsuspended = true\n\n[[patches.providers]]\nname = "codex"\nready_delay_ms = 1\n`,
   });
-  const r = await call(h, 'GET', '/config/explain');
+  const plain = await call(h, 'GET', '/config/explain');
+  t.notOk('sources' in plain.body, 'sources only on opt-in: upstream’s schema is closed');
+  const r = await call(h, 'GET', '/config/explain?extras=true');
   await valid(t, h, r, 200, 'ConfigExplainResponse');
   t.same(
     r.body.agents.map((a: { name: string; origin: string; suspended: boolean }) => [
@@ -170,7 +172,8 @@ t.test('GET /config/validate names every problem with file and field', async (t)
     'city.toml: rigs[0].path: path is required',
   ]);
   t.same(bad.body.warnings, ['city.toml: workspce: unknown field "workspce" (did you mean "workspace"?)']);
-  t.equal(bad.body.problems.length, 4);
+  t.notOk('problems' in bad.body, 'problems only on opt-in: upstream’s schema is closed');
+  t.equal((await call(h, 'GET', '/config/validate?extras=true')).body.problems.length, 4);
   writeFileSync(join(h.dir, 'city.toml'), '[workspace]\nname = "demo"\nbroken = \n');
   const syntax = await call(h, 'GET', '/config/validate');
   t.equal(syntax.body.valid, false);

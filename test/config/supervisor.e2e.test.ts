@@ -6,8 +6,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { configServiceFactory } from '../../actors/config/startConfigService.ts';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 t.test('parallel PATCHes and a hand edit, through a running supervisor', async (t) => {
@@ -17,7 +16,7 @@ t.test('parallel PATCHes and a hand edit, through a running supervisor', async (
     tickMs: 200,
     root: first.root,
     options: {
-      services: [beadStoreService, configServiceFactory({ pollMs: 100 })],
+      services: [beadStoreService, linkedConfigService({ pollMs: 100 })],
       host: fakeHost(first.home, { bins: ['sh', 'node'] }),
     },
   });

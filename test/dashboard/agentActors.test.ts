@@ -8,7 +8,7 @@ import t from 'tap';
 import { recorder } from '../helpers/inspectorRecorder.ts';
 import type { AgentView } from '../../actors/agents/agentApi.ts';
 import { ActorInspection } from '../../actors/inspect/actorInspection.ts';
-import { AgentActorReporter } from '../../actors/inspect/agentActors.ts';
+import { AgentActorReporter } from '../../actors/agents/agentActors.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';
 import { hasTmux } from '../sessions/e2eKit.ts';
 import { eventually } from '../helpers/supervisor.ts';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { recorder } from '../helpers/inspectorRecorder.ts';
 import { ActorInspection } from '../../actors/inspect/actorInspection.ts';
-import { SessionActorReporter } from '../../actors/inspect/sessionActors.ts';
+import { SessionActorReporter } from '../../actors/sessions/sessionActors.ts';
 import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';
 import { cityWithMock, hasTmux } from '../sessions/e2eKit.ts';

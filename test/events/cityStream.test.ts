@@ -101,10 +101,29 @@ t.test('an unknown or not-running city is a 404 problem before any 200', async (
   }
 });
 
+t.test('the first frame is a heartbeat sent with the headers, before the replay', async (t) => {
+  const srv = await eventsServer(t, { heartbeatMs: 600_000 });
+  srv.addCity('alpha', await seeded(1));
+  const idle = await openSse(`${srv.base}/v0/city/alpha/events/stream`);
+  t.equal(
+    (await idle.next(5000)).event,
+    'heartbeat',
+    'an idle stream is live at once, not after an interval',
+  );
+  idle.close();
+  const replay = await openSse(`${srv.base}/v0/city/alpha/events/stream?after_seq=0`);
+  t.same([(await replay.next(5000)).event, (await replay.next(5000)).id], ['heartbeat', '1']);
+  replay.close();
+  const all = await openSse(`${srv.base}/v0/events/stream`);
+  t.equal((await all.next(5000)).event, 'heartbeat', 'the supervisor stream too');
+  all.close();
+});
+
 t.test('heartbeats arrive on schedule and carry no id', async (t) => {
   const srv = await eventsServer(t, { heartbeatMs: 40 });
   srv.addCity('alpha', await seeded(1));
   const sse = await openSse(`${srv.base}/v0/city/alpha/events/stream?after_seq=0`);
+  t.equal((await sse.next()).event, 'heartbeat', 'the one sent on open');
   t.equal((await sse.next()).id, '1');
   const beat = await sse.next();
   t.equal(beat.event, 'heartbeat');

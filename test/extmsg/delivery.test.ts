@@ -179,3 +179,32 @@ t.test(
     t.equal(h.handle.service.model.pending.size, 0);
   },
 );
+
+t.test(
+  'a repeated idempotency_key answers the first result and delivers nothing again, also after a restart',
+  async (t) => {
+    const h = await extmsgHarness(t);
+    const adapter = await testAdapter(t);
+    await wire(t, h, adapter);
+    const first = await send(h, 'once', { idempotency_key: 'k-1' });
+    t.equal(first.statusCode, 200);
+    t.equal(first.json().Receipt.Delivered, true);
+    t.equal(adapter.requests[0]?.IdempotencyKey, 'k-1', 'the caller’s key reaches the adapter');
+    const before = (await h.events()).length;
+    const again = await send(h, 'once', { idempotency_key: 'k-1' });
+    t.equal(again.statusCode, 200);
+    t.same(again.json().Receipt, first.json().Receipt, 'the first receipt');
+    t.same(again.json().TranscriptEntry.ID, first.json().TranscriptEntry.ID, 'the first transcript entry');
+    t.equal(adapter.requests.length, 1, 'delivered once');
+    t.equal((await h.events()).length, before, 'nothing recorded');
+    const other = await send(h, 'another text', { idempotency_key: 'k-1' });
+    t.equal(other.statusCode, 422, 'the key used for another message');
+    t.match(other.json().detail, /idempotency_mismatch/);
+    await h.restart(FAST);
+    const afterRestart = await send(h, 'once', { idempotency_key: 'k-1' });
+    t.same(afterRestart.json().Receipt, first.json().Receipt, 'the key survives a restart');
+    t.equal(adapter.requests.length, 1, 'still delivered once');
+    t.equal((await send(h, 'once', { idempotency_key: 'k-2' })).json().Receipt.Delivered, true);
+    t.equal(adapter.requests.length, 2, 'a new key is a new delivery');
+  },
+);

@@ -85,7 +85,8 @@ t.test(
       ['Read PR-7', 'mol-review'].sort(),
       'only the first step (and the root) are ready',
     );
-    const snap = await call(h, 'GET', `/workflow/${id}`);
+    t.notOk('progress' in (await call(h, 'GET', `/workflow/${id}`)).json(), 'progress only on opt-in');
+    const snap = await call(h, 'GET', `/workflow/${id}?extras=true`);
     t.equal(snap.statusCode, 200, snap.body);
     t.match(snap.json(), {
       workflow_id: id,
@@ -95,7 +96,10 @@ t.test(
     t.equal(snap.json().deps.length, 2);
     t.equal(snap.headers['x-gc-index'], '4');
     t.equal((await call(h, 'POST', `/bead/${ids[1]}/close`)).statusCode, 200);
-    t.match((await call(h, 'GET', `/workflow/${id}`)).json().progress, { closed: 1, percent: 33 });
+    t.match((await call(h, 'GET', `/workflow/${id}?extras=true`)).json().progress, {
+      closed: 1,
+      percent: 33,
+    });
     const runs = await call(h, 'GET', '/formulas/mol-review/runs');
     t.match(runs.json(), {
       formula: 'mol-review',
@@ -106,7 +110,10 @@ t.test(
     t.match(feed.json().items, [{ id, type: 'formula', status: 'pending' }]);
     const del = await call(h, 'DELETE', `/workflow/${id}`);
     t.same(del.json(), { workflow_id: id, closed: 3, deleted: 0 });
-    t.match((await call(h, 'GET', `/workflow/${id}`)).json().progress, { status: 'completed', percent: 100 });
+    t.match((await call(h, 'GET', `/workflow/${id}?extras=true`)).json().progress, {
+      status: 'completed',
+      percent: 100,
+    });
     t.equal((await call(h, 'DELETE', `/workflow/${ids[1]}`)).statusCode, 404, 'a step is not a workflow');
     const gone = await call(h, 'DELETE', `/workflow/${id}?delete=true`);
     t.same(gone.json(), { workflow_id: id, closed: 0, deleted: 4 });

@@ -34,12 +34,20 @@ export function gate(): { wait: Promise<void>; open: () => void } {
   return { wait, open };
 }
 
+// The test-only services the supervisor tests plug in, registered as every family registers its own.
+declare module '../../actors/runtime/cityServices.ts' {
+  interface CityServiceRegistry {
+    gated: { gated: true };
+    stuck: object;
+  }
+}
+
 /** A city service that starts (and stops) only when its gates open (none given: at once). */
 export function gatedService(
   start?: { wait: Promise<void> },
   stop?: { wait: Promise<void> },
   phase: CityServiceFactory['phase'] = 'starting_bead_store',
-): CityServiceFactory {
+): CityServiceFactory<'gated'> {
   return {
     name: 'gated',
     phase,

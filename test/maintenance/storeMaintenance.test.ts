@@ -168,3 +168,38 @@ t.test('the maintenance routes', async (t) => {
   const csrf = await app.inject({ method: 'POST', url: `${base}/dolt-gc` });
   t.equal(csrf.statusCode, 403);
 });
+
+t.test('a hand edit of [maintenance.dolt] takes effect without a restart', async (t) => {
+  const c = await city(t);
+  await writeFile(join(c.path, 'city.toml'), '[workspace]\nname = "x"\n');
+  const started = await maintenanceServiceFactory({ jitter: () => 1, pollMs: 0 }).start({
+    ...c,
+    config: { agents: [] },
+  });
+  t.teardown(() => started.stop());
+  const { app, deps } = await memoryApp();
+  t.teardown(() => app.close());
+  deps.cities.set({ ...c, running: true, services: { [MAINTENANCE_SERVICE]: started.service } });
+  const base = `/v0/city/${c.name}/maintenance`;
+  const trigger = () =>
+    app.inject({ method: 'POST', url: `${base}/dolt-gc?wait=true`, headers: { 'x-gc-request': '1' } });
+  t.match((await app.inject({ url: `${base}/status` })).json(), { enabled: false });
+  t.equal((await trigger()).statusCode, 503, 'disabled as started');
+  await writeFile(join(c.path, 'city.toml'), '[maintenance.dolt]\nenabled = true\ninterval = "3h"\n');
+  const status = (await app.inject({ url: `${base}/status` })).json();
+  t.match(status, { enabled: true, interval_seconds: 10800 }, 'enabled by the edit');
+  t.ok(status.next_scheduled, 'and scheduled');
+  // Never run before, the first scheduled run starts at once: a trigger now runs or meets it in flight.
+  t.not((await trigger()).statusCode, 503, 'no longer disabled');
+  await waitForEvent(c.journal, (e) => e.type === 'gc.store.maintenance.done');
+  await writeFile(join(c.path, 'city.toml'), '[maintenance.dolt]\nenabled = true\ninterval = "nope"\n');
+  t.match(
+    (await app.inject({ url: `${base}/status` })).json(),
+    { enabled: true, interval_seconds: 10800 },
+    'a bad edit keeps the schedule',
+  );
+  await writeFile(join(c.path, 'city.toml'), '[maintenance.dolt]\nenabled = false\n');
+  const off = (await app.inject({ url: `${base}/status` })).json();
+  t.match(off, { enabled: false });
+  t.notOk(off.next_scheduled, 'nothing scheduled once disabled');
+});

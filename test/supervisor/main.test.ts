@@ -20,7 +20,10 @@ t.test('runSupervisor records {pid, url} in supervisor.json and removes it on a 
   t.match(running.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   t.same(JSON.parse(readFileSync(supervisorInfoFile(home), 'utf8')), { pid: process.pid, url: running.url });
   const health = (await (await fetch(`${running.url}/health`)).json()) as Record<string, unknown>;
-  t.match(health, { status: 'ok', version: '0.1.0', cities_total: 0, cities_running: 0, journal: 'file' });
+  t.match(health, { status: 'ok', version: '0.1.0', cities_total: 0, cities_running: 0, build_id: String });
+  t.notOk('journal' in health, 'our journal field only on opt-in');
+  const extras = (await (await fetch(`${running.url}/health?extras=true`)).json()) as Record<string, unknown>;
+  t.equal(extras.journal, 'file');
   await running.close();
   await running.close();
   t.notOk(existsSync(supervisorInfoFile(home)));

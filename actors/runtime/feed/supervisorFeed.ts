@@ -1,7 +1,6 @@
 import type { CompositeCursor, CursorMap } from '../../../schemas/compositeCursor.ts';
 import { headPositionsWithin } from '../cursor.ts';
 import type { Journal, JournalEvent, Subscription } from '../journal/journal.ts';
-import type { LiveCities } from '../../supervisor/liveCities.ts';
 import { closeQuietly } from './closeQuietly.ts';
 import { CursorTracker } from './cursorTracker.ts';
 import type { EventFilter } from './visibility.ts';
@@ -21,8 +20,16 @@ export interface SupervisorFeedSink {
   deliver(log: string, event: JournalEvent, cursorAfter: CompositeCursor, journal: Journal): void;
 }
 
+/** The logs the supervisor feed merges, as the supervisor's live cities give them (runtime/ owns the shape). */
+export interface LiveLogs {
+  /** Every open log by name, the supervisor's own included. */
+  logs(): Map<string, Journal>;
+  /** Listens for a log attached, changed or detached; returns the function that stops listening. */
+  onChange(listener: () => void): () => void;
+}
+
 export interface SupervisorFeedOptions {
-  cities: LiveCities;
+  cities: LiveLogs;
   /** Where to resume: each log continues after its seq here; a log absent from it starts at its beginning. */
   start: CursorMap;
   /**
@@ -81,7 +88,7 @@ interface Pump {
  * listener.
  */
 export class SupervisorFeed {
-  readonly #cities: LiveCities;
+  readonly #cities: LiveLogs;
   readonly #sink: SupervisorFeedSink;
   readonly #tracker: CursorTracker;
   readonly #pumps = new Map<string, Pump>();

@@ -27,7 +27,9 @@ export default class ConfigExplain extends GcCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ConfigExplain);
     const { client, city } = await cityTarget(flags);
-    const { body } = await client.getJson<ConfigExplainResponse>(cityPath(city, 'config', 'explain'));
+    const { body } = await client.getJson<ConfigExplainResponse>(
+      `${cityPath(city, 'config', 'explain')}?extras=true`,
+    );
     if (flags.json) {
       await this.out(compact(body));
       return;

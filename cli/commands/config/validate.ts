@@ -24,7 +24,9 @@ export default class ConfigValidate extends GcCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ConfigValidate);
     const { client, city } = await cityTarget(flags);
-    const { body } = await client.getJson<ConfigValidateOutputBody>(cityPath(city, 'config', 'validate'));
+    const { body } = await client.getJson<ConfigValidateOutputBody>(
+      `${cityPath(city, 'config', 'validate')}?extras=true`,
+    );
     if (flags.json) await this.out(compact(body));
     else {
       for (const e of body.errors ?? []) await this.out(`error: ${e}`);

@@ -1,5 +1,5 @@
 import { transition, type AnyMachineSnapshot } from 'xstate';
-import type { AgentView } from '../agents/agentApi.ts';
+import type { AgentView } from './agentApi.ts';
 import type { ActorObserver, ObservedActor } from '../runtime/actorObserver.ts';
 import {
   agentEventBetween,
