@@ -26,6 +26,7 @@ const SCENARIOS = [
   'extmsg',
   'formulas',
   'config',
+  'cityLoad',
   'cli',
   'coldstart',
   'dashboard',

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 
 import { parse, stringify } from 'smol-toml';
+import { originOf } from '../../machines/config/packTree.ts';
 import type { ProviderPreset } from '../sessions/runtime/presets.ts';
 import { cityTomlPath } from '../runtime/cityPaths.ts';
 
@@ -29,6 +30,18 @@ export interface AgentConfig {
   /** Templates whose sessions must be running before this one's start. */
   depends_on?: string[];
   description?: string;
+  /** The role prompt file (relative to the city, or absolute): rendered and delivered at start. */
+  prompt_template?: string;
+  /** The session's working directory (a template: `{{.Rig}}`, `{{.AgentBase}}`, …; relative to the city). */
+  work_dir?: string;
+  /** Typed into the session after it starts. */
+  nudge?: string;
+  prompt_mode?: string;
+  prompt_flag?: string;
+  /** Fragment names appended to the prompt. */
+  inject_fragments?: string[];
+  /** `{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city's otherwise. */
+  configDir?: string;
 }
 
 /** One `[[named_session]]` table: a public identity backed by a template. */
@@ -60,6 +73,14 @@ export interface CityConfig {
    * patches included); the builtin presets serve every other name.
    */
   providers?: Record<string, ProviderPreset>;
+  /** The city's name (`[workspace] name`, else its directory's). */
+  name?: string;
+  /** `[[rigs]]`: name, path as written (relative to the city, or absolute) and bead prefix. */
+  rigs?: Array<{ name: string; path: string; prefix?: string }>;
+  /** `[workspace] global_fragments`: fragment names appended to every prompt. */
+  globalFragments?: string[];
+  /** The city's pack directories (absolute), included before includer: where prompt fragments are found. */
+  packDirs?: string[];
 }
 
 export { cityTomlPath };
@@ -125,6 +146,14 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('max_active_sessions', int(t.max_active_sessions));
     set('scale_check', str(t.scale_check));
     set('description', str(t.description));
+    for (const k of ['prompt_template', 'work_dir', 'nudge', 'prompt_mode', 'prompt_flag'] as const)
+      set(k, str(t[k]));
+    set('configDir', originOf(t)?.dir);
+    if (Array.isArray(t.inject_fragments))
+      set(
+        'inject_fragments',
+        t.inject_fragments.filter((d): d is string => typeof d === 'string'),
+      );
     if (Array.isArray(t.depends_on))
       set(
         'depends_on',

@@ -19,6 +19,7 @@ import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/run
 import { builtinProviderSpecs } from './builtinProviders.ts';
 import { readFragments } from './fragments.ts';
 import { readPacks, readRigPacks, type PackInfo } from './packs.ts';
+import type { PackNode } from '../../machines/config/packTree.ts';
 import { tomlProblem } from './tomlProblem.ts';
 
 export { tomlProblem } from './tomlProblem.ts';
@@ -97,8 +98,10 @@ export async function effectiveConfigOf(
   const raw = parseCityToml(text);
   const { fragments, problems: fragmentProblems } = await readFragments(dir, raw);
   const { doc: root, problems: mergeProblems } = mergeFragments(raw, fragments);
-  const { layers, problems: packProblems, packs } = await readPacks(dir, root);
-  const rigPacks = await readRigPacks(dir, root);
+  // The packs the city and its rigs both reach are read once.
+  const cache = new Map<string, PackNode>();
+  const { layers, problems: packProblems, packs } = await readPacks(dir, root, cache);
+  const rigPacks = await readRigPacks(dir, root, cache);
   const composed = composeConfig({
     builtinProviders: builtinProviderSpecs(),
     packs: layers,
@@ -113,6 +116,22 @@ export async function effectiveConfigOf(
     named_session: composed.namedSessions,
     ...(composed.rest.session ? { session: composed.rest.session } : {}),
   });
+  city.name = strOf(composed.workspace.name) ?? cityName;
+  city.rigs = composed.rigs.flatMap((r) =>
+    strOf(r.name) && strOf(r.path)
+      ? [
+          {
+            name: String(r.name),
+            path: String(r.path),
+            ...(strOf(r.prefix) ? { prefix: String(r.prefix) } : {}),
+          },
+        ]
+      : [],
+  );
+  const globals = composed.workspace.global_fragments;
+  if (Array.isArray(globals))
+    city.globalFragments = globals.filter((f): f is string => typeof f === 'string');
+  city.packDirs = [...new Set(layers.flatMap((l) => (l.dir ? [l.dir] : [])))];
   const presets = cityPresets(composed);
   if (Object.keys(presets).length > 0) city.providers = presets;
   return {

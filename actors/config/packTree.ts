@@ -5,7 +5,7 @@
  * while it is being read is a cycle: an error naming the chain. A pack reached twice otherwise (a
  * diamond) is read once. Effects: reads files.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { importsOf } from '../../machines/config/imports.ts';
@@ -20,12 +20,6 @@ export interface PackReadContext {
   /** Packs read so far, by absolute directory. */
   cache: Map<string, PackNode>;
 }
-
-const exists = (p: string) =>
-  stat(p).then(
-    (s) => s,
-    () => undefined,
-  );
 
 const rel = (cityDir: string, p: string): string => relative(cityDir, p) || '.';
 
@@ -73,13 +67,15 @@ export async function readPackTree(
   const schema = meta.schema;
   if (typeof schema === 'number' && schema > MAX_SCHEMA)
     problem('error', relFile, 'pack.schema', `schema ${schema} not supported (max ${MAX_SCHEMA})`);
-  await warnUnsupported(ctx, dir, relFile, doc);
+  // One listing per directory instead of a stat per file: loads are dominated by file system round trips.
+  const entries = await listDir(dir);
+  warnUnsupported(ctx, entries, relFile, doc);
   const node: PackNode = {
     name: strOf(meta.name) ?? ref.fallbackName,
     dir,
     file: relFile,
     doc,
-    conventionAgents: await readConventionAgents(ctx, dir),
+    conventionAgents: entries.dirs.has('agents') ? await readConventionAgents(ctx, dir) : [],
     children: [],
   };
   const below = [...stack, dir];
@@ -129,6 +125,19 @@ async function readChild(
 
 const PROMPTS = ['prompt.template.md', 'prompt.md.tmpl', 'prompt.md'];
 
+interface Listing {
+  files: Set<string>;
+  dirs: Set<string>;
+}
+
+/** A directory's files and subdirectories (empty when it cannot be read). */
+async function listDir(dir: string): Promise<Listing> {
+  const out: Listing = { files: new Set(), dirs: new Set() };
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => []))
+    (e.isDirectory() ? out.dirs : out.files).add(e.name);
+  return out;
+}
+
 /**
  * The `agents/<name>/` directories of a pack (not `.` or `_` prefixed), sorted: each an agent named after
  * its directory, from its `agent.toml` if any, its prompt, `overlay/` and `namepool.txt` found there.
@@ -138,50 +147,48 @@ async function readConventionAgents(
   packDir: string,
 ): Promise<PackNode['conventionAgents']> {
   const root = join(packDir, 'agents');
-  const names = await readdir(root, { withFileTypes: true }).then(
-    (es) =>
-      es
-        .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !e.name.startsWith('_'))
-        .map((e) => e.name)
-        .sort(),
-    () => [] as string[],
+  const names = [...(await listDir(root)).dirs]
+    .filter((n) => !n.startsWith('.') && !n.startsWith('_'))
+    .sort();
+  const read = await Promise.all(
+    names.map((name) => readConventionAgent(ctx, packDir, join(root, name), name)),
   );
-  const out: PackNode['conventionAgents'] = [];
-  for (const name of names) {
-    const dir = join(root, name);
-    const tomlFile = join(dir, 'agent.toml');
-    let table: Table = {};
-    const text = await readFile(tomlFile, 'utf8').catch(() => undefined);
-    if (text !== undefined) {
-      try {
-        table = parse(text);
-      } catch (err) {
-        ctx.problems.push({
-          severity: 'error',
-          file: rel(ctx.cityDir, tomlFile),
-          field: 'agent',
-          message: (err as Error).message.split('\n')[0]!,
-        });
-        continue;
-      }
+  return read.filter((a) => a !== undefined);
+}
+
+async function readConventionAgent(
+  ctx: PackReadContext,
+  packDir: string,
+  dir: string,
+  name: string,
+): Promise<PackNode['conventionAgents'][number] | undefined> {
+  const here = await listDir(dir);
+  const tomlFile = join(dir, 'agent.toml');
+  let table: Table = {};
+  const hasToml = here.files.has('agent.toml');
+  if (hasToml) {
+    try {
+      table = parse(await readFile(tomlFile, 'utf8'));
+    } catch (err) {
+      ctx.problems.push({
+        severity: 'error',
+        file: rel(ctx.cityDir, tomlFile),
+        field: 'agent',
+        message: (err as Error).message.split('\n')[0]!,
+      });
+      return undefined;
     }
-    // Relative paths inside agent.toml are the pack's (upstream), so they are re-based to the pack root.
-    for (const key of ['prompt_template', 'session_setup_script', 'overlay_dir'])
-      if (typeof table[key] === 'string' && table[key] !== '' && !isAbsolute(table[key]))
-        table[key] = rel(ctx.cityDir, join(packDir, table[key]));
-    table.name = name;
-    for (const p of PROMPTS)
-      if ((await exists(join(dir, p)))?.isFile()) {
-        table.prompt_template = rel(ctx.cityDir, join(dir, p));
-        break;
-      }
-    if ((await exists(join(dir, 'overlay')))?.isDirectory())
-      table.overlay_dir = rel(ctx.cityDir, join(dir, 'overlay'));
-    if ((await exists(join(dir, 'namepool.txt')))?.isFile())
-      table.namepool = rel(ctx.cityDir, join(dir, 'namepool.txt'));
-    out.push({ table, file: rel(ctx.cityDir, text === undefined ? dir : tomlFile) });
   }
-  return out;
+  // Relative paths inside agent.toml are the pack's (upstream), so they are re-based to the pack root.
+  for (const key of ['prompt_template', 'session_setup_script', 'overlay_dir'])
+    if (typeof table[key] === 'string' && table[key] !== '' && !isAbsolute(table[key]))
+      table[key] = rel(ctx.cityDir, join(packDir, table[key]));
+  table.name = name;
+  const prompt = PROMPTS.find((p) => here.files.has(p));
+  if (prompt) table.prompt_template = rel(ctx.cityDir, join(dir, prompt));
+  if (here.dirs.has('overlay')) table.overlay_dir = rel(ctx.cityDir, join(dir, 'overlay'));
+  if (here.files.has('namepool.txt')) table.namepool = rel(ctx.cityDir, join(dir, 'namepool.txt'));
+  return { table, file: rel(ctx.cityDir, hasToml ? tomlFile : dir) };
 }
 
 /** Pack parts upstream uses that this supervisor does not: each a warning naming the pack and the part. */
@@ -189,14 +196,13 @@ export const UNSUPPORTED_PACK_DIRS: Record<string, string> = {
   commands: 'pack commands (`gc <binding> <words>`) are not served',
   doctor: 'pack doctor checks are not run',
   overlay: 'pack overlays are not copied into work directories',
-  'template-fragments': 'prompt fragments are not rendered',
   skills: 'skills are not materialised',
   mcp: 'MCP servers are not materialised',
 };
 
-async function warnUnsupported(ctx: PackReadContext, dir: string, file: string, doc: Table): Promise<void> {
+function warnUnsupported(ctx: PackReadContext, entries: Listing, file: string, doc: Table): void {
   for (const [sub, message] of Object.entries(UNSUPPORTED_PACK_DIRS))
-    if ((await exists(join(dir, sub)))?.isDirectory())
+    if (entries.dirs.has(sub))
       ctx.problems.push({
         severity: 'warning',
         file,

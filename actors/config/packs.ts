@@ -140,10 +140,11 @@ async function packLayers(
 export async function readPacks(
   cityDir: string,
   doc: Table,
+  cache: Map<string, PackNode> = new Map(),
 ): Promise<{ layers: PackLayer[]; problems: ConfigProblem[]; packs: PackInfo[] }> {
   const layers: PackLayer[] = [];
   const problems: ConfigProblem[] = [];
-  const ctx: PackReadContext = { cityDir, problems, cache: new Map() };
+  const ctx: PackReadContext = { cityDir, problems, cache };
   const packs: PackInfo[] = [];
   const includes = tableOf(doc.workspace).includes;
   for (const [i, inc] of (Array.isArray(includes) ? includes : []).entries()) {
@@ -218,14 +219,15 @@ export async function readPacks(
 export async function readRigPacks(
   cityDir: string,
   doc: Table,
+  cache: Map<string, PackNode> = new Map(),
 ): Promise<{ layers: RigPackLayer[]; problems: ConfigProblem[] }> {
   const layers: RigPackLayer[] = [];
   const problems: ConfigProblem[] = [];
   for (const [i, rig] of tablesOf(doc.rigs).entries()) {
     const rigName = strOf(rig.name);
     if (!rigName) continue;
-    // One read per rig, as upstream expands each rig on its own.
-    const ctx: PackReadContext = { cityDir, problems, cache: new Map() };
+    // Each rig expands on its own (as upstream); the packs read from disk are shared (`cache`).
+    const ctx: PackReadContext = { cityDir, problems, cache };
     const includes =
       rig.includes === undefined
         ? []

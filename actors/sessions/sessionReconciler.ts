@@ -27,7 +27,7 @@ import {
 import { K, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionExistsError, type RuntimeProvider } from './runtime/provider.ts';
 import type { SessionBook } from './sessionBook.ts';
-import { launchCommand, TRANSPORT_KEY } from './templates.ts';
+import { launchCommand, startPromptOf, startupNudge, TRANSPORT_KEY } from './templates.ts';
 import { builtinPresets } from './runtime/presets.ts';
 
 export interface ReconcilerDeps {
@@ -235,7 +235,7 @@ export class SessionReconciler {
     const { book, runtime, thresholds: t } = this.deps;
     const token = randomHex(16);
     const s = await book.decide((m, ctx) => decideBeginStart(m, id, token, this.deps.now(), ctx));
-    const cfg = this.#startConfig(s, token);
+    const { firstStart, ...cfg } = this.#startConfig(s, token);
     try {
       await runtime.start(s.sessionName, cfg, AbortSignal.timeout(t.startupTimeoutMs));
     } catch (err) {
@@ -250,6 +250,9 @@ export class SessionReconciler {
     if (cfg.firstPrompt) await runtime.nudge(s.sessionName, cfg.firstPrompt).catch(() => undefined);
     this.#seen.set(s.sessionName, { running: true, lastActivity: this.deps.now(), token });
     await book.decide((m, ctx) => decideStarted(m, id, this.deps.now(), book.snapshotOf, ctx));
+    // The prompt a provider does not take as an argument, and the agent's nudge: typed once it is up.
+    const nudge = firstStart ? startupNudge(s.meta) : undefined;
+    if (nudge) await runtime.nudge(s.sessionName, nudge).catch(() => undefined);
   }
 
   #startConfig(s: SessionRecord, token: string) {
@@ -258,12 +261,15 @@ export class SessionReconciler {
     const sessionKey = s.meta[K.sessionKey];
     const firstMessage = s.meta['gc.first_message'];
     const acp = s.meta[TRANSPORT_KEY] === 'acp';
+    const prompt = startPromptOf(s.meta);
     const command = launchCommand(s.command, preset, {
       ...(sessionKey ? { sessionKey } : {}),
       firstStart,
       ...(firstMessage && !acp ? { firstMessage } : {}),
+      ...(prompt ? { prompt } : {}),
     });
     return {
+      firstStart,
       command: withSessionPath(command, this.deps.env),
       workDir: s.workDir,
       env: {

@@ -30,7 +30,8 @@ import { SessionQueries } from './sessionQueries.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
 import { SessionRequests } from './sessionRequests.ts';
 import { sessionView } from './sessionView.ts';
-import { mintSessionKey, resolveTemplate, TRANSPORT_KEY } from './templates.ts';
+import { agentStart, findAgent, type AgentStart } from './agentStart.ts';
+import { mintSessionKey, resolveTemplate, TRANSPORT_KEY, type SessionTemplate } from './templates.ts';
 import type {
   Accepted,
   MutationContext,
@@ -116,6 +117,7 @@ export class SessionService implements SessionApi {
     this.#open();
     const t = resolveTemplate(this.#config, 'agent', template);
     const sessionKey = mintSessionKey(t);
+    const start = await this.#agentStart(t, instance);
     const created = await this.book.decide((m, c) =>
       decideCreateSession(
         m,
@@ -124,17 +126,28 @@ export class SessionService implements SessionApi {
           provider: t.provider,
           title: instance,
           alias: instance,
-          workDir: this.opts.path,
-          command: t.command,
+          workDir: start.workDir,
+          command: start.command,
           origin,
           ...(sessionKey ? { sessionKey } : {}),
-          metadata: { agent_name: instance, ...(t.transport ? { [TRANSPORT_KEY]: t.transport } : {}) },
+          metadata: {
+            agent_name: instance,
+            ...(t.transport ? { [TRANSPORT_KEY]: t.transport } : {}),
+            ...start.metadata,
+          },
         },
         c,
       ),
     );
     this.reconciler.poke();
     return created;
+  }
+
+  /** An agent's start settings (work_dir, command variables, prompt); the city's defaults for others. */
+  async #agentStart(t: SessionTemplate, instance: string): Promise<AgentStart> {
+    const agent = t.kind === 'agent' ? findAgent(this.#config, t.name) : undefined;
+    if (!agent) return { workDir: this.opts.path, command: t.command, metadata: {} };
+    return agentStart(this.opts.path, this.#config, agent, instance, t, new Date(this.#now()));
   }
 
   get runtime(): RuntimeProvider {
@@ -233,7 +246,10 @@ export class SessionService implements SessionApi {
         ? { key: `session-create:${ctx.idempotencyKey}`, hash: requestHash(input) }
         : undefined;
       const sessionKey = mintSessionKey(template);
-      const metadata: Record<string, string> = {};
+      // `session_name` is upstream's deprecated spelling of alias.
+      const alias = input.alias ?? (input as { session_name?: string }).session_name;
+      const start = await this.#agentStart(template, alias ?? template.name);
+      const metadata: Record<string, string> = { ...start.metadata };
       if (template.kind === 'provider') metadata['gc.kind'] = 'provider';
       if (template.transport) metadata[TRANSPORT_KEY] = template.transport;
       if (input.message) metadata['gc.first_message'] = input.message;
@@ -245,8 +261,6 @@ export class SessionService implements SessionApi {
         metadata[ACCEPT_REQUEST] = requestId;
         metadata[ACCEPT_CURSOR] = String(cursor);
       }
-      // `session_name` is upstream's deprecated spelling of alias.
-      const alias = input.alias ?? (input as { session_name?: string }).session_name;
       const made = await this.book.decide(
         (m, c) =>
           decideCreateSession(
@@ -256,8 +270,8 @@ export class SessionService implements SessionApi {
               provider: template.provider,
               title: input.title || template.name,
               ...(alias ? { alias } : {}),
-              workDir: this.opts.path,
-              command: template.command,
+              workDir: start.workDir,
+              command: start.command,
               ...(sessionKey ? { sessionKey } : {}),
               requestId,
               metadata,

@@ -113,7 +113,7 @@ export const mintSessionKey = (template: SessionTemplate): string | undefined =>
 export function launchCommand(
   base: string,
   preset: ProviderPreset | undefined,
-  opts: { sessionKey?: string; firstStart: boolean; firstMessage?: string },
+  opts: { sessionKey?: string; firstStart: boolean; firstMessage?: string; prompt?: StartPrompt },
 ): string {
   const words = [base];
   if (preset && opts.sessionKey) {
@@ -122,7 +122,41 @@ export function launchCommand(
     else if (!opts.firstStart && preset.resumeFlag)
       words.push(preset.resumeFlag, shellQuote(opts.sessionKey));
   }
-  if (opts.firstStart && opts.firstMessage && preset?.promptMode === 'arg')
+  const prompt = opts.prompt;
+  if (opts.firstStart && prompt && prompt.mode !== 'none') {
+    // The role prompt, with the API's first message after it (upstream's "User message:").
+    const text = opts.firstMessage ? `${prompt.text}\n\nUser message:\n${opts.firstMessage}` : prompt.text;
+    if (prompt.mode === 'flag' && prompt.flag) words.push(prompt.flag);
+    words.push(shellQuote(text));
+  } else if (opts.firstStart && opts.firstMessage && preset?.promptMode === 'arg')
     words.push(shellQuote(opts.firstMessage));
   return words.join(' ');
+}
+
+/** An agent's role prompt and how its provider takes it (`arg`, `flag` with its flag, or `none`: typed). */
+export interface StartPrompt {
+  text: string;
+  mode: string;
+  flag?: string;
+}
+
+/** The prompt a session's metadata carries (agentStart.ts wrote it), if any. */
+export function startPromptOf(meta: Record<string, string | undefined>): StartPrompt | undefined {
+  const text = meta['gc.prompt'];
+  if (!text) return undefined;
+  const flag = meta['gc.prompt_flag'];
+  return { text, mode: meta['gc.prompt_mode'] ?? 'arg', ...(flag ? { flag } : {}) };
+}
+
+/**
+ * What is typed into a session once it has started (first start only): a prompt its provider does not
+ * take on the command line, then the agent's nudge, separated by a line as upstream does.
+ */
+export function startupNudge(meta: Record<string, string | undefined>): string | undefined {
+  const prompt = startPromptOf(meta);
+  const parts = [
+    ...(prompt?.mode === 'none' ? [prompt.text] : []),
+    ...(meta['gc.nudge'] ? [meta['gc.nudge']] : []),
+  ];
+  return parts.length > 0 ? parts.join('\n\n---\n\n') : undefined;
 }

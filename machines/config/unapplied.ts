@@ -21,20 +21,23 @@ export const APPLIED_AGENT_KEYS = new Set([
   'scale_check',
   'depends_on',
   'fallback',
+  // Applied where sessions start (actors/sessions/agentStart.ts).
+  'prompt_template',
+  'work_dir',
+  'nudge',
+  'prompt_mode',
+  'prompt_flag',
+  'inject_fragments',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
 export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
-  work_dir: 'sessions run in the city directory',
-  prompt_template: 'no prompt is rendered',
-  nudge: 'nothing is typed after start',
   pre_start: 'not run',
   session_setup: 'not run',
   session_setup_script: 'not run',
   session_live: 'not run',
   overlay_dir: 'not copied',
   namepool: 'pool instances are numbered',
-  inject_fragments: 'no fragment is appended',
   wake_mode: 'sessions resume',
   idle_timeout: 'the city-wide [session] idle_timeout applies',
   sleep_after_idle: 'sessions never sleep',
@@ -47,8 +50,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   env: 'not added to the session environment',
   option_defaults: 'not passed',
   args: "the provider's arguments are used",
-  prompt_mode: "the provider's prompt mode is used",
-  prompt_flag: "the provider's prompt flag is used",
   ready_delay_ms: "the provider's readiness is used",
   ready_prompt_prefix: "the provider's readiness is used",
   process_names: 'not checked',
@@ -80,14 +81,6 @@ export function unappliedProblems(c: ComposedConfig): ConfigProblem[] {
       });
     }
   }
-  const fragments = tableOf(c.workspace).global_fragments;
-  if (Array.isArray(fragments) && fragments.length > 0)
-    out.push({
-      severity: 'warning',
-      file: c.sources['workspace.global_fragments']?.file ?? CITY_FILE,
-      field: 'workspace.global_fragments',
-      message: 'read but not applied: no fragment is appended to prompts',
-    });
   const session = tableOf(c.rest.session);
   for (const key of SESSION_KEYS_UNAPPLIED)
     if (session[key] !== undefined)

@@ -1,0 +1,178 @@
+/**
+ * What an agent's session starts with, as upstream resolves it: its working directory (`work_dir`, a
+ * template over the agent and its rig, created if missing; else the rig's directory, else the city's), its
+ * command with upstream's setup variables filled in (`{{.ConfigDir}}`, `{{.CityRoot}}`, `{{.Rig}}`, …), and
+ * its role prompt rendered from `prompt_template` with the city packs' fragments, then delivered the way
+ * its provider takes prompts (`prompt_mode`). Effects: reads the prompt and fragment files; creates the
+ * working directory.
+ */
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import {
+  execTemplate,
+  expandOrKeep,
+  parseTemplate,
+  renderTemplate,
+  type TemplateSet,
+} from '../../machines/agents/goTemplate.ts';
+import type { AgentConfig, CityConfig } from '../config/cityConfig.ts';
+import { ValidationError } from '../runtime/errors.ts';
+import type { SessionTemplate } from './templates.ts';
+
+export interface AgentStart {
+  workDir: string;
+  command: string;
+  /** Session metadata the reconciler delivers at start: `gc.prompt`, `gc.prompt_mode`, `gc.nudge`, … */
+  metadata: Record<string, string>;
+}
+
+/** The agent a qualified template name means. */
+export function findAgent(config: CityConfig, name: string): AgentConfig | undefined {
+  return (
+    config.agents.find((a) => (a.dir ? `${a.dir}/${a.name}` : a.name) === name) ??
+    config.agents.find((a) => !a.dir && a.name === name)
+  );
+}
+
+const after = (s: string, sep: string) => s.slice(s.lastIndexOf(sep) + 1);
+
+/**
+ * The start settings of `instance` (a pool instance or named identity) of `agent`.
+ * @throws ValidationError when `work_dir` does not expand (upstream skips that session).
+ */
+export async function agentStart(
+  cityDir: string,
+  config: CityConfig,
+  agent: AgentConfig,
+  instance: string,
+  template: SessionTemplate,
+  now: Date = new Date(),
+): Promise<AgentStart> {
+  const rig = agent.dir ? config.rigs?.find((r) => r.name === agent.dir) : undefined;
+  const rigRoot = rig ? resolve(cityDir, rig.path) : '';
+  const cityName = config.name ?? basename(cityDir);
+  const base = {
+    Agent: instance,
+    AgentBase: after(instance, '/'),
+    Rig: agent.dir ?? '',
+    RigRoot: rigRoot,
+    CityRoot: cityDir,
+    CityName: cityName,
+  };
+  let workDir = rigRoot || (agent.dir ? resolve(cityDir, agent.dir) : cityDir);
+  if (agent.work_dir) {
+    let expanded: string;
+    try {
+      expanded = renderStrict(agent.work_dir, base);
+    } catch (err) {
+      throw new ValidationError(
+        `expand work_dir ${JSON.stringify(agent.work_dir)}: ${(err as Error).message}`,
+      );
+    }
+    workDir = resolve(cityDir, expanded);
+  }
+  await mkdir(workDir, { recursive: true });
+  const setup = { ...base, WorkDir: workDir, ConfigDir: agent.configDir ?? cityDir };
+  const command = expandOrKeep(template.command, setup);
+
+  const metadata: Record<string, string> = {};
+  const mode = agent.prompt_mode ?? (agent.start_command ? 'none' : (template.preset?.promptMode ?? 'arg'));
+  const prompt = agent.prompt_template
+    ? await renderPrompt(cityDir, config, agent, {
+        CityRoot: cityDir,
+        AgentName: instance,
+        TemplateName: after(after(instance, '/'), '.'),
+        RigName: agent.dir ?? '',
+        RigRoot: rigRoot,
+        WorkDir: workDir,
+        IssuePrefix: rig?.prefix ?? '',
+        Branch: '',
+        DefaultBranch: 'main',
+        WorkQuery: '',
+        SlingQuery: '',
+      })
+    : undefined;
+  // Upstream's beacon heads every prompt: the city, the identity and when the controller started it.
+  const beacon = `[${cityName}] ${instance} • ${now.toISOString().slice(0, 19)}`;
+  metadata['gc.prompt'] = prompt ? `${beacon}\n\n${prompt}` : beacon;
+  metadata['gc.prompt_mode'] = mode;
+  const flag = agent.prompt_flag ?? template.preset?.promptFlag;
+  if (flag) metadata['gc.prompt_flag'] = flag;
+  if (agent.nudge) metadata['gc.nudge'] = agent.nudge;
+  return { workDir, command, metadata };
+}
+
+/** `work_dir` is strict upstream: a field it does not know is an error, not an empty string. */
+function renderStrict(src: string, data: Record<string, string>): string {
+  for (const m of src.matchAll(/\{\{-?\s*\.([A-Za-z0-9_]+)/g))
+    if (!(m[1]! in data)) throw new Error(`map has no entry for key "${m[1]}"`);
+  return renderTemplate(src, data);
+}
+
+const FUNCS = {
+  cmd: () => 'gc',
+  basename: (s: string) => after(s, '/'),
+  // The deterministic session name of an identity (upstream's sanitisation).
+  session: (s: string) => s.replaceAll('/', '--').replaceAll('.', '__'),
+};
+
+/** The `*.md.tmpl` then `*.template.md` files of a directory, each sorted. */
+async function fragmentFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const pick = (suffix: string) =>
+    names
+      .filter((n) => n.endsWith(suffix))
+      .sort()
+      .map((n) => join(dir, n));
+  return [...pick('.md.tmpl'), ...pick('.template.md')];
+}
+
+/**
+ * The prompt of an agent: a `.template.md` (or `.md.tmpl`) file rendered with the city packs'
+ * `template-fragments/` (and `shared/`, `template-fragments/` beside the prompt) loaded first, then the
+ * global and the agent's fragments appended; any other file verbatim. A template that does not render is
+ * used as written (upstream logs a warning). Undefined when the file cannot be read.
+ */
+async function renderPrompt(
+  cityDir: string,
+  config: CityConfig,
+  agent: AgentConfig,
+  data: Record<string, string>,
+): Promise<string | undefined> {
+  const file = isAbsolute(agent.prompt_template!)
+    ? agent.prompt_template!
+    : join(cityDir, agent.prompt_template!);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  if (!file.endsWith('.template.md') && !file.endsWith('.md.tmpl')) return text;
+  const set: TemplateSet = new Map();
+  const dirs = [
+    ...(config.packDirs ?? []).flatMap((d) => [join(d, 'prompts', 'shared'), join(d, 'template-fragments')]),
+    join(dirname(file), 'shared'),
+    join(dirname(file), 'template-fragments'),
+  ];
+  for (const dir of dirs)
+    for (const f of await fragmentFiles(dir)) {
+      try {
+        parseTemplate(await readFile(f, 'utf8'), set);
+      } catch {
+        // Upstream logs and skips a fragment that does not parse.
+      }
+    }
+  let out: string;
+  try {
+    out = execTemplate(parseTemplate(text, set), set, data, FUNCS);
+  } catch {
+    return text;
+  }
+  for (const name of [...(config.globalFragments ?? []), ...(agent.inject_fragments ?? [])]) {
+    const def = set.get(name);
+    if (!def) continue;
+    try {
+      out += `\n\n${execTemplate(def, set, data, FUNCS)}`;
+    } catch {
+      // An appended fragment that does not render is left out, as upstream does.
+    }
+  }
+  return out;
+}
