@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { CONFIG_SERVICE } from '../../actors/config/configApi.ts';
 import { ConfigService } from '../../actors/config/configService.ts';
 import type { ExecRunner } from '../../actors/orders/orderCommands.ts';
+import { orderProblems } from '../../actors/orders/orderScan.ts';
 import { OrderService } from '../../actors/orders/orderService.ts';
 import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
@@ -70,6 +71,8 @@ async function city(t: Test, toml: string, files: Record<string, string>) {
     log: h.log,
     logger: recordingLogger().logger,
     pollMs: 0,
+    // Wired as the supervisor's composition root wires it (linkedConfigService).
+    moreProblems: orderProblems,
   });
   await config.start();
   t.teardown(() => config.stop());
