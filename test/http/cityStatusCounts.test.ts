@@ -98,8 +98,9 @@ t.test('GET /v0/city/{cityName}/health answers for a running city, 404 otherwise
   const doc = (await h.app.inject({ url: '/openapi.json' })).json();
   const op = doc.paths['/v0/city/{cityName}/health']?.get;
   t.equal(op?.operationId, 'get-v0-city-by-city-name-health', 'documented under upstream operation id');
-  const schema = op?.responses?.['200']?.content?.['application/json']?.schema;
-  t.equal(schema?.title, 'HealthOutputBody', "upstream's response shape");
+  const ref = op?.responses?.['200']?.content?.['application/json']?.schema?.$ref;
+  t.equal(ref, '#/components/schemas/HealthOutputBody', "upstream's response shape, by upstream's name");
+  const schema = doc.components?.schemas?.HealthOutputBody;
   t.same(Object.keys(schema?.properties ?? {}).sort(), ['city', 'status', 'uptime_sec', 'version']);
   t.same([...(schema?.required ?? [])].sort(), ['status', 'uptime_sec']);
 });
