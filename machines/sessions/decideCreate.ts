@@ -3,11 +3,11 @@
  * pending on it. Pure.
  */
 import type { BeadCreateBody } from '../../schemas/beads.ts';
-import { decideCreate } from '../beads/decideBead.ts';
-import { accept, reject, type Outcome } from '../beads/decision.ts';
-import type { EventContext } from '../beads/events.ts';
-import { formatId } from '../beads/ids.ts';
-import type { BeadModel } from '../beads/model.ts';
+import { decideCreate } from '../beads/index.ts';
+import { accept, reject, type Outcome } from '../beads/index.ts';
+import type { EventContext } from '../beads/index.ts';
+import { formatId } from '../beads/index.ts';
+import type { BeadModel } from '../beads/index.ts';
 import { aliasTaken, type Meta } from './sessionChange.ts';
 import {
   K,
