@@ -4,8 +4,7 @@
  * sessions get the new config, and an agent's suspension reaches its sessions.
  */
 import { qualifiedName, type AgentTemplate } from '../../machines/agents/templates.ts';
-import type { AgentConfig } from '../config/index.ts';
-import type { ConfigWriter } from '../config/index.ts';
+import type { AgentConfig, ConfigWriter } from '../config/index.ts';
 import { putPatch } from '../config/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';

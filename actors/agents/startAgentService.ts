@@ -6,8 +6,7 @@ import { BEAD_SERVICE } from '../beads/index.ts';
 import type { CityService, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
-import { SESSION_SERVICE } from '../sessions/index.ts';
-import { SessionService } from '../sessions/index.ts';
+import { SESSION_SERVICE, SessionService } from '../sessions/index.ts';
 import { AGENT_SERVICE, type AgentApi } from './agentApi.ts';
 import { AgentService } from './agentService.ts';
 

@@ -1,14 +1,11 @@
 import { BEAD_SERVICE, startBeadService } from '../beads/index.ts';
-import { agentServiceFactory } from '../agents/index.ts';
+import { agentServiceFactory, AgentService } from '../agents/index.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { configServiceFactory } from '../config/index.ts';
-import { AgentService } from '../agents/index.ts';
-import { SessionService } from '../sessions/index.ts';
-import { orderProblems } from '../orders/index.ts';
+import { SessionService, sessionServiceFactory } from '../sessions/index.ts';
+import { orderProblems, orderServiceFactory } from '../orders/index.ts';
 import { extmsgServiceFactory } from '../extmsg/index.ts';
 import { formulaServiceFactory } from '../formulas/index.ts';
-import { orderServiceFactory } from '../orders/index.ts';
-import { sessionServiceFactory } from '../sessions/index.ts';
 import { workspaceServicesFactory } from '../workspaceServices/index.ts';
 import { maintenanceServiceFactory } from '../maintenance/index.ts';
 

@@ -6,9 +6,15 @@ import type {
   WorkflowSnapshot,
 } from '../../schemas/formulas.ts';
 import type { WorkflowDep } from '../../schemas/beads.ts';
-import { compactBead } from '../beads/index.ts';
-import { acceptAll, notFound, type Outcome } from '../beads/index.ts';
-import { beadEvent, BeadEventType, type EventContext } from '../beads/index.ts';
+import {
+  compactBead,
+  acceptAll,
+  notFound,
+  type Outcome,
+  beadEvent,
+  BeadEventType,
+  type EventContext,
+} from '../beads/index.ts';
 import type { BeadModel, StoredBead } from '../beads/index.ts';
 import { WorkflowKey } from './cook.ts';
 

@@ -1,8 +1,13 @@
 import type { EventDraft } from '../../schemas/event.ts';
-import { compactBead } from '../beads/index.ts';
-import { acceptAll, type Outcome } from '../beads/index.ts';
-import { beadEvent, BeadEventType, type EventContext } from '../beads/index.ts';
-import { formatId } from '../beads/index.ts';
+import {
+  compactBead,
+  acceptAll,
+  type Outcome,
+  beadEvent,
+  BeadEventType,
+  type EventContext,
+  formatId,
+} from '../beads/index.ts';
 import type { BeadModel, StoredBead } from '../beads/index.ts';
 import type { Order } from './order.ts';
 import type { Skipped } from './schedule.ts';

@@ -7,8 +7,7 @@
  */
 import type { EventDraft } from '../../schemas/event.ts';
 import { accept, reject, type Outcome } from '../beads/index.ts';
-import type { EventContext } from '../beads/index.ts';
-import type { BeadModel, StoredBead } from '../beads/index.ts';
+import type { EventContext, BeadModel, StoredBead } from '../beads/index.ts';
 import {
   aliasTaken,
   displayName,

@@ -3,11 +3,8 @@
  * pending on it. Pure.
  */
 import type { BeadCreateBody } from '../../schemas/beads.ts';
-import { decideCreate } from '../beads/index.ts';
-import { accept, reject, type Outcome } from '../beads/index.ts';
-import type { EventContext } from '../beads/index.ts';
-import { formatId } from '../beads/index.ts';
-import type { BeadModel } from '../beads/index.ts';
+import { decideCreate, accept, reject, type Outcome, formatId } from '../beads/index.ts';
+import type { EventContext, BeadModel } from '../beads/index.ts';
 import { aliasTaken, type Meta } from './sessionChange.ts';
 import {
   K,

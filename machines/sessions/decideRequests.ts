@@ -3,8 +3,7 @@
  * terminal event when it is answered. Pure.
  */
 import { accept, reject, type Outcome } from '../beads/index.ts';
-import type { EventContext } from '../beads/index.ts';
-import type { BeadModel } from '../beads/index.ts';
+import type { EventContext, BeadModel } from '../beads/index.ts';
 import { lookupKeyed, withKeyed } from './keyedRequests.ts';
 import { failed, iso, onSession, patch, type Meta } from './sessionChange.ts';
 import { K, type PendingRequest, type SessionRecord, type SessionState } from './sessionRecord.ts';

@@ -1,9 +1,18 @@
 import type { EventDraft } from '../../schemas/event.ts';
-import { compactBead } from '../beads/index.ts';
-import { CONVOY_TYPE } from '../beads/index.ts';
-import { accept, acceptAll, reject, type Outcome } from '../beads/index.ts';
-import { beadEvent, BeadEventType, convoyEvent, ConvoyEventType, type EventContext } from '../beads/index.ts';
-import { formatId } from '../beads/index.ts';
+import {
+  compactBead,
+  CONVOY_TYPE,
+  accept,
+  acceptAll,
+  reject,
+  type Outcome,
+  beadEvent,
+  BeadEventType,
+  convoyEvent,
+  ConvoyEventType,
+  type EventContext,
+  formatId,
+} from '../beads/index.ts';
 import type { BeadModel, StoredBead } from '../beads/index.ts';
 import { cookDecider, WorkflowKey, type CookOptions, type CookResult } from '../formulas/index.ts';
 import type { Recipe } from '../formulas/index.ts';
