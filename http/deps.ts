@@ -1,6 +1,6 @@
 import type { ClusterRouting } from '../actors/supervisor/cluster/clusterCoordinator.ts';
 import type { SupervisorConfig } from '../actors/supervisor/supervisorConfig.ts';
-import type { ActorView } from '../actors/inspect/actorView.ts';
+import type { ActorView } from '../actors/inspect/index.ts';
 import type { LiveCities } from '../actors/supervisor/liveCities.ts';
 import type { SupervisorApi } from '../actors/supervisor/supervisorApi.ts';
 

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { WORKSPACE_SERVICES } from '../actors/workspaceServices/startWorkspaceServices.ts';
-import { type ServiceRoute } from '../actors/workspaceServices/workspaceServices.ts';
+import { WORKSPACE_SERVICES, type ServiceRoute } from '../actors/workspaceServices/index.ts';
 import type { AppDeps } from './deps.ts';
 import { PROBLEM_TYPE, problem, type Problem } from './problem.ts';
 import { svcRefusal, svcTarget, withoutSupervisorToken } from './svcAccess.ts';

@@ -4,13 +4,12 @@
  * sessions get the new config, and an agent's suspension reaches its sessions.
  */
 import { qualifiedName, type AgentTemplate } from '../../machines/agents/templates.ts';
-import type { AgentConfig } from '../config/cityConfig.ts';
-import type { ConfigWriter } from '../config/configWriter.ts';
-import { putPatch } from '../config/patchEdits.ts';
+import type { AgentConfig, ConfigWriter } from '../config/index.ts';
+import { putPatch } from '../config/index.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
-import type { SessionService } from '../sessions/sessionService.ts';
+import type { SessionService } from '../sessions/index.ts';
 import type { AgentAction, AgentCreateInput, AgentUpdateInput } from './agentApi.ts';
 import { knowsProvider } from './agentViews.ts';
 

@@ -12,15 +12,15 @@ import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { ActorObserver } from '../runtime/actorObserver.ts';
 import { AgentActorReporter } from './agentActors.ts';
-import type { BeadStore } from '../beads/beadStore.ts';
-import type { SessionService } from '../sessions/sessionService.ts';
+import type { BeadStore } from '../beads/index.ts';
+import type { SessionService } from '../sessions/index.ts';
 import { awakeSet, waitingOnDependencies, type AgentSessionFacts } from '../../machines/agents/awake.ts';
 import { templateOf, type AgentTemplate } from '../../machines/agents/templates.ts';
 import { routedDemand } from '../../machines/agents/routedDemand.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import type { SeenRuntime } from '../../machines/sessions/plan.ts';
-import { SessionTranscripts } from '../sessions/transcript/sessionTranscripts.ts';
-import { configWriterFor, settlePendingWrite } from '../config/configWriter.ts';
+import { SessionTranscripts } from '../sessions/index.ts';
+import { configWriterFor, settlePendingWrite } from '../config/index.ts';
 import type {
   AgentAction,
   AgentApi,

@@ -7,8 +7,8 @@ import { instanceName, type AgentTemplate } from '../../machines/agents/template
 import type { BeadModel } from '../../machines/beads/model.ts';
 import type { SeenRuntime } from '../../machines/sessions/plan.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
-import type { CityConfig } from '../config/cityConfig.ts';
-import { builtinPresets } from '../sessions/runtime/presets.ts';
+import type { CityConfig } from '../config/index.ts';
+import { builtinPresets } from '../sessions/index.ts';
 import type { AgentView } from './agentApi.ts';
 
 /** An in-progress bead assigned to the session (by instance name or id): its work. */

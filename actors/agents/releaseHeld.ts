@@ -1,4 +1,4 @@
-import type { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/index.ts';
 import type { SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 
 /**

@@ -1,13 +1,12 @@
 /**
  * The agents service of a city, started in the `validating_agents` phase after its sessions service.
  */
-import { BEAD_SERVICE } from '../beads/startBeadService.ts';
+import { BEAD_SERVICE } from '../beads/index.ts';
 
 import type { CityService, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
-import { SESSION_SERVICE } from '../sessions/sessionApi.ts';
-import { SessionService } from '../sessions/sessionService.ts';
+import { SESSION_SERVICE, SessionService } from '../sessions/index.ts';
 import { AGENT_SERVICE, type AgentApi } from './agentApi.ts';
 import { AgentService } from './agentService.ts';
 

@@ -1,6 +1,6 @@
 import type { Table } from '../../machines/config/layers.ts';
 import { BUILTIN_PROVIDERS } from './providers.ts';
-import { builtinPresets, mockAgentPath } from '../sessions/runtime/presets.ts';
+import { builtinPresets, mockAgentPath } from '../sessions/index.ts';
 
 let specs: Record<string, Table> | undefined;
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 
 import { parse, stringify } from 'smol-toml';
 import { originOf } from '../../machines/config/packTree.ts';
-import type { ProviderPreset } from '../sessions/runtime/presets.ts';
+import type { AgentConfig, CityConfig, NamedSessionConfig } from '../../schemas/cityToml.ts';
 import { cityTomlPath } from '../runtime/cityPaths.ts';
 
 declare module '../runtime/cityServices.ts' {
@@ -11,77 +11,7 @@ declare module '../runtime/cityServices.ts' {
   }
 }
 
-/** One `[[agent]]` table: a template of sessions (upstream's keys). */
-export interface AgentConfig {
-  name: string;
-  /** The rig (working directory) of a rig-scoped agent: its qualified name is `dir/name`. */
-  dir?: string;
-  scope?: string;
-  provider?: string;
-  start_command?: string;
-  /** `acp`: its sessions speak the Agent Client Protocol (its provider must declare `supports_acp`). */
-  session?: string;
-  suspended?: boolean;
-  /** Pool bounds: sessions kept at least / at most (absent max: one, unless min asks for more). */
-  min_active_sessions?: number;
-  max_active_sessions?: number;
-  /** A shell command printing how many sessions the pool should run (clamped to the bounds). */
-  scale_check?: string;
-  /** Templates whose sessions must be running before this one's start. */
-  depends_on?: string[];
-  description?: string;
-  /** The role prompt file (relative to the city, or absolute): rendered and delivered at start. */
-  prompt_template?: string;
-  /** The session's working directory (a template: `{{.Rig}}`, `{{.AgentBase}}`, …; relative to the city). */
-  work_dir?: string;
-  /** Typed into the session after it starts. */
-  nudge?: string;
-  prompt_mode?: string;
-  prompt_flag?: string;
-  /** Fragment names appended to the prompt. */
-  inject_fragments?: string[];
-  /** `{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city's otherwise. */
-  configDir?: string;
-}
-
-/** One `[[named_session]]` table: a public identity backed by a template. */
-export interface NamedSessionConfig {
-  name: string;
-  template: string;
-  /** `always`: kept running; `on_demand`: created when a message names it. */
-  mode: 'always' | 'on_demand';
-}
-
-/** What the supervisor reads from a city's `city.toml` (`[workspace]`, `[[agent]]`, `[[named_session]]`). */
-export interface CityConfig {
-  provider?: string;
-  startCommand?: string;
-  bootstrapProfile?: string;
-  agents: AgentConfig[];
-  namedSessions?: NamedSessionConfig[];
-  /**
-   * `[session]`: the session lifecycle's thresholds for this city, as durations (`startup_timeout = "60s"`,
-   * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
-   */
-  session?: Record<string, string | number>;
-  /** `[daemon]`'s scalar keys as written (`shutdown_timeout = "5s"`: how long a city's stop waits). */
-  daemon?: Record<string, string | number>;
-  /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
-  services?: unknown[];
-  /**
-   * The session presets of the providers the city defines or overrides (`[providers.<name>]`, packs and
-   * patches included); the builtin presets serve every other name.
-   */
-  providers?: Record<string, ProviderPreset>;
-  /** The city's name (`[workspace] name`, else its directory's). */
-  name?: string;
-  /** `[[rigs]]`: name, path as written (relative to the city, or absolute) and bead prefix. */
-  rigs?: Array<{ name: string; path: string; prefix?: string }>;
-  /** `[workspace] global_fragments`: fragment names appended to every prompt. */
-  globalFragments?: string[];
-  /** The city's pack directories (absolute), included before includer: where prompt fragments are found. */
-  packDirs?: string[];
-}
+export type { AgentConfig, CityConfig, NamedSessionConfig } from '../../schemas/cityToml.ts';
 
 export { cityTomlPath };
 

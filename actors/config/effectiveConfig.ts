@@ -15,7 +15,7 @@ import { isCityLevelProvider, resolveProvider } from '../../machines/config/reso
 import { validateConfig } from '../../machines/config/validateConfig.ts';
 import { cityConfigOf, cityTomlPath, type CityConfig } from './cityConfig.ts';
 import { ValidationError } from '../runtime/errors.ts';
-import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/runtime/presets.ts';
+import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/index.ts';
 import { builtinProviderSpecs } from './builtinProviders.ts';
 import { readFragments } from './fragments.ts';
 import { readPacks, readRigPacks, type PackInfo } from './packs.ts';

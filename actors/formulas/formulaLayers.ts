@@ -11,9 +11,7 @@ import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'no
 import { parse } from 'smol-toml';
 import { mergeFragments } from '../../machines/config/fragments.ts';
 import { strOf, tableOf, type Table } from '../../machines/config/layers.ts';
-import { cityTomlPath } from '../config/cityConfig.ts';
-import { readFragments } from '../config/fragments.ts';
-import { readPacks, readRigPacks } from '../config/packs.ts';
+import { cityTomlPath, readFragments, readPacks, readRigPacks } from '../config/index.ts';
 import { rigEntries } from '../../machines/formulas/rigs.ts';
 
 /** A directory and how problems show it: relative to the city (`packs/base/formulas`). */

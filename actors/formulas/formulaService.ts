@@ -1,4 +1,4 @@
-import type { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/index.ts';
 import { NotFoundError, ValidationError } from '../runtime/errors.ts';
 import { compileFormula, type Recipe } from '../../machines/formulas/compile.ts';
 import {

@@ -4,7 +4,7 @@ import { renderProblem, type ConfigProblem } from '../../machines/config/problem
 import type { Order } from '../../machines/orders/order.ts';
 import { resolveOrder, targetRig } from '../../machines/orders/scope.ts';
 import { AmbiguousError, NotFoundError } from '../runtime/errors.ts';
-import type { LayerDir } from '../formulas/formulaLayers.ts';
+import type { LayerDir } from '../formulas/index.ts';
 import { orderExecEnv } from './execEnv.ts';
 import { resolveOrders, scanOrders } from './orderScan.ts';
 

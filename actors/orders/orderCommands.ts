@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { execDoneDecider } from '../../machines/orders/fire.ts';
 import type { Order } from '../../machines/orders/order.ts';
 import type { CheckResult } from '../../machines/orders/schedule.ts';
-import type { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/index.ts';
 import { DEFAULT_CHECK_TIMEOUT_MS, runCheck } from './conditionCheck.ts';
 import type { OrderBook } from './orderBook.ts';
 

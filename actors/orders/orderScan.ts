@@ -16,12 +16,7 @@ import {
 } from '../../machines/orders/ordersConfig.ts';
 import { scopedOrderName } from '../../machines/orders/scope.ts';
 import { cityTomlPath } from '../runtime/cityPaths.ts';
-import {
-  formulaLayers,
-  type FormulaLayer,
-  type LayerDir,
-  type RigLayers,
-} from '../formulas/formulaLayers.ts';
+import { formulaLayers, type FormulaLayer, type LayerDir, type RigLayers } from '../formulas/index.ts';
 
 /** One order file found in a layer's `orders/`, with its text. */
 export interface OrderFile {

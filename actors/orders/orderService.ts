@@ -1,6 +1,6 @@
 import type { SchedulerEvent } from '../../machines/orders/scheduler.machine.ts';
-import type { BeadStore } from '../beads/beadStore.ts';
-import type { FormulaService } from '../formulas/formulaService.ts';
+import type { BeadStore } from '../beads/index.ts';
+import type { FormulaService } from '../formulas/index.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import type { Firing } from '../../machines/orders/fire.ts';

@@ -6,7 +6,7 @@ import { BEAD_SERVICE } from '../beads/index.ts';
 import { cityTomlPath } from '../runtime/cityPaths.ts';
 import type { CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
-import { FORMULA_SERVICE } from '../formulas/startFormulaService.ts';
+import { FORMULA_SERVICE } from '../formulas/index.ts';
 
 import { SchedulerActor } from './schedulerActor.ts';
 import { DEFAULT_ORDER_TICK_MS, OrderService, type OrderServiceOptions } from './orderService.ts';

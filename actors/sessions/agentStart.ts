@@ -15,7 +15,7 @@ import {
   renderTemplate,
   type TemplateSet,
 } from '../../machines/agents/goTemplate.ts';
-import type { AgentConfig, CityConfig } from '../config/cityConfig.ts';
+import type { AgentConfig, CityConfig } from '../../schemas/cityToml.ts';
 import { ValidationError } from '../runtime/errors.ts';
 import type { SessionTemplate } from './templates.ts';
 

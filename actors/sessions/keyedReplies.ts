@@ -5,7 +5,7 @@
  * are held here, so the process keeps nothing per key once they settle, and a concurrent retry waits for the
  * same answer instead of delivering a second time.
  */
-import { requestHash } from '../beads/idempotency.ts';
+import { requestHash } from '../beads/index.ts';
 import { IdempotencyMismatchError } from '../runtime/errors.ts';
 import { lookupKeyed, type KeyedAccept } from '../../machines/sessions/keyedRequests.ts';
 import type { PendingRequest, SessionRecord } from '../../machines/sessions/sessionRecord.ts';

@@ -3,7 +3,7 @@
  * as upstream resolves a target) and the one way to change them, a pure session decider run through the
  * bead store's runner (so each change is one atomic batch on the city log).
  */
-import type { BeadStore } from '../beads/beadStore.ts';
+import type { BeadStore } from '../beads/index.ts';
 import type { Outcome } from '../../machines/beads/decision.ts';
 import type { EventContext } from '../../machines/beads/events.ts';
 import type { BeadModel, StoredBead } from '../../machines/beads/model.ts';

@@ -4,12 +4,12 @@
  * (create, message, submit) answer 202 once their acceptance is durable and finish with exactly one
  * terminal event on the city stream, also across a supervisor restart.
  */
-import type { CityConfig } from '../config/cityConfig.ts';
+import type { CityConfig } from '../../schemas/cityToml.ts';
 import { ConflictError, UnavailableError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import { newRequestId } from './requestIds.ts';
-import type { BeadStore } from '../beads/beadStore.ts';
-import { requestHash } from '../beads/idempotency.ts';
+import type { BeadStore } from '../beads/index.ts';
+import { requestHash } from '../beads/index.ts';
 import {
   checkSuspend,
   decideClose,

@@ -3,8 +3,8 @@
  * are beads): it opens the city's runtime provider and starts the reconciler.
  */
 import { execFileSync } from 'node:child_process';
-import { BEAD_SERVICE } from '../beads/startBeadService.ts';
-import type { BeadStore } from '../beads/beadStore.ts';
+import { BEAD_SERVICE } from '../beads/index.ts';
+import type { BeadStore } from '../beads/index.ts';
 import type { CityService, CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';

@@ -4,7 +4,7 @@
  * `start_command`). This turns that into the command, the readiness hint and how conversations are named.
  */
 import { randomUUID } from 'node:crypto';
-import type { CityConfig } from '../config/cityConfig.ts';
+import type { CityConfig } from '../../schemas/cityToml.ts';
 import { NotFoundError, ValidationError } from '../runtime/errors.ts';
 import { builtinPresets, shellQuote, type ProviderPreset } from './runtime/presets.ts';
 

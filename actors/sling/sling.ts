@@ -1,7 +1,7 @@
-import type { AgentApi } from '../agents/agentApi.ts';
-import type { BeadStore } from '../beads/beadStore.ts';
+import type { AgentApi } from '../agents/index.ts';
+import type { BeadStore } from '../beads/index.ts';
 import { BadRequestError, ConflictError, GcError, NotFoundError } from '../runtime/errors.ts';
-import type { FormulaService } from '../formulas/formulaService.ts';
+import type { FormulaService } from '../formulas/index.ts';
 import {
   directSlingDecider,
   launchDecider,

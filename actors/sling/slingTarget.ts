@@ -1,4 +1,4 @@
-import type { AgentApi } from '../agents/agentApi.ts';
+import type { AgentApi } from '../agents/index.ts';
 import { NotFoundError, UnavailableError } from '../runtime/errors.ts';
 
 /** What sling needs of the agents service: its templates' qualified names, when it can list them. */

@@ -10,7 +10,7 @@ import {
 } from '../../machines/city.machine.ts';
 
 export type { CityState };
-import type { CityConfig } from '../config/cityConfig.ts';
+import type { CityConfig } from '../config/index.ts';
 import {
   CityServiceSet,
   type CityService,

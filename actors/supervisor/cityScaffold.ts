@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { renderCityToml, cityTomlPath, type CityConfig } from '../config/cityConfig.ts';
+import { renderCityToml, cityTomlPath, type CityConfig } from '../config/index.ts';
 import { ValidationError } from '../runtime/errors.ts';
 import { pseudoFsOf, pseudoRootOf, statfsType, type FsTypeProbe } from '../runtime/pseudoFs.ts';
 import { CITY_NAME } from './registry.ts';

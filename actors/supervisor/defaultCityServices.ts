@@ -1,16 +1,13 @@
-import { BEAD_SERVICE, startBeadService } from '../beads/startBeadService.ts';
-import { agentServiceFactory } from '../agents/startAgentService.ts';
+import { BEAD_SERVICE, startBeadService } from '../beads/index.ts';
+import { agentServiceFactory, AgentService } from '../agents/index.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
-import { configServiceFactory } from '../config/startConfigService.ts';
-import { AgentService } from '../agents/agentService.ts';
-import { SessionService } from '../sessions/sessionService.ts';
-import { orderProblems } from '../orders/orderScan.ts';
-import { extmsgServiceFactory } from '../extmsg/startExtmsgService.ts';
-import { formulaServiceFactory } from '../formulas/startFormulaService.ts';
-import { orderServiceFactory } from '../orders/startOrderService.ts';
-import { sessionServiceFactory } from '../sessions/startSessionService.ts';
-import { workspaceServicesFactory } from '../workspaceServices/startWorkspaceServices.ts';
-import { maintenanceServiceFactory } from '../maintenance/startMaintenance.ts';
+import { configServiceFactory } from '../config/index.ts';
+import { SessionService, sessionServiceFactory } from '../sessions/index.ts';
+import { orderProblems, orderServiceFactory } from '../orders/index.ts';
+import { extmsgServiceFactory } from '../extmsg/index.ts';
+import { formulaServiceFactory } from '../formulas/index.ts';
+import { workspaceServicesFactory } from '../workspaceServices/index.ts';
+import { maintenanceServiceFactory } from '../maintenance/index.ts';
 
 /** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
 export const beadStoreService: CityServiceFactory<typeof BEAD_SERVICE> = {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { BadRequestError } from '../runtime/errors.ts';
 import type { HostProbe } from './hostProbe.ts';
-import { BUILTIN_PROVIDERS } from '../config/providers.ts';
+import { BUILTIN_PROVIDERS } from '../config/index.ts';
 
 /** Probe outcomes, as upstream reports them. */
 export type ProbeStatus =

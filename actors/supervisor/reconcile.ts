@@ -2,11 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CausalHeads } from '../../schemas/eventCauses.ts';
 import type { CityActor } from './cityActor.ts';
-import { readCityToml } from '../config/cityConfig.ts';
-import { effectiveConfig } from '../config/effectiveConfig.ts';
-import { materializePacks } from '../config/packs.ts';
+import { readCityToml, effectiveConfig, materializePacks, isBuiltinProvider } from '../config/index.ts';
 import { CITY_PHASES, type CityPhase } from '../runtime/cityServices.ts';
-import { isBuiltinProvider } from '../config/providers.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
 
 /** Error codes of `request.failed` (upstream's). */

@@ -2,7 +2,7 @@ import { recordOf } from '../../machines/recorded.ts';
 import type { RestartPolicy } from '../../machines/workspaceServices/restartPolicy.ts';
 import type { EventDraft } from '../../schemas/event.ts';
 import type { CityServiceContext, CityServiceFactory } from '../runtime/cityServices.ts';
-import { effectiveConfig } from '../config/effectiveConfig.ts';
+import { effectiveConfig } from '../config/index.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { WorkspaceServices } from './workspaceServices.ts';
 

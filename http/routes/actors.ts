@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { UnavailableError } from '../../actors/runtime/errors.ts';
-import type { ActorView } from '../../actors/inspect/actorView.ts';
+import type { ActorView } from '../../actors/inspect/index.ts';
 import { ActorEntry, ActorListBody } from '../../schemas/actors.ts';
 import { HeartbeatEvent } from '../../schemas/eventEnvelopes.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';

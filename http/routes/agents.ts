@@ -4,7 +4,7 @@ import {
   AGENT_ACTIONS,
   type AgentAction,
   type AgentListQuery as ListQuery,
-} from '../../actors/agents/agentApi.ts';
+} from '../../actors/agents/index.ts';
 import { isGcError } from '../../actors/runtime/errors.ts';
 import {
   AGENT_SCHEMAS,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { AgentApi, AgentOutput } from '../../actors/agents/agentApi.ts';
-import { AGENT_SERVICE } from '../../actors/agents/agentApi.ts';
+import type { AgentApi, AgentOutput } from '../../actors/agents/index.ts';
+import { AGENT_SERVICE } from '../../actors/agents/index.ts';
 import { NotFoundError } from '../../actors/runtime/errors.ts';
 import { QueryInteger } from '../../schemas/queryIntegerSchema.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { AGENT_SERVICE, type AgentApi } from '../../actors/agents/agentApi.ts';
+import { AGENT_SERVICE, type AgentApi } from '../../actors/agents/index.ts';
 
 import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';

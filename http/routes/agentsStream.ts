@@ -1,4 +1,4 @@
-import type { AgentApi, AgentOutput, OutputTurn } from '../../actors/agents/agentApi.ts';
+import type { AgentApi, AgentOutput, OutputTurn } from '../../actors/agents/index.ts';
 import type { SseWriter } from '../sse/writer.ts';
 
 /** How often a stream asks the agent service for new output, unless an app sets its own. */

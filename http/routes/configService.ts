@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { CONFIG_SERVICE, type ConfigApi } from '../../actors/config/configApi.ts';
+import { CONFIG_SERVICE, type ConfigApi } from '../../actors/config/index.ts';
 
 import { CityNameParam } from '../../schemas/beadsCommon.ts';
 import { cityService } from '../cityScope.ts';

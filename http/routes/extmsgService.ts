@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 
-import { EXTMSG_SERVICE } from '../../actors/extmsg/startExtmsgService.ts';
-import type { ExtmsgService } from '../../actors/extmsg/extmsgService.ts';
+import { EXTMSG_SERVICE } from '../../actors/extmsg/index.ts';
+import type { ExtmsgService } from '../../actors/extmsg/index.ts';
 import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 

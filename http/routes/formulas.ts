@@ -2,9 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { NotFoundError } from '../../actors/runtime/errors.ts';
-import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
-import { FORMULA_SERVICE } from '../../actors/formulas/startFormulaService.ts';
-import type { FormulaService } from '../../actors/formulas/formulaService.ts';
+import { formulaLayers, FORMULA_SERVICE } from '../../actors/formulas/index.ts';
+import type { FormulaService } from '../../actors/formulas/index.ts';
 import type { WorkflowScope } from '../../machines/formulas/workflowView.ts';
 import { CityNameParam, indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import {

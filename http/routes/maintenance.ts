@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 
-import type { CityMaintenance } from '../../actors/maintenance/startMaintenance.ts';
-import { MAINTENANCE_SERVICE } from '../../actors/maintenance/startMaintenance.ts';
+import type { CityMaintenance } from '../../actors/maintenance/index.ts';
+import { MAINTENANCE_SERVICE } from '../../actors/maintenance/index.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { MutationHeaders } from '../../schemas/cities.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';

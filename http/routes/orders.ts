@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { NotFoundError, ValidationError } from '../../actors/runtime/errors.ts';
-import type { OrderService } from '../../actors/orders/orderService.ts';
-import { ORDER_SERVICE } from '../../actors/orders/startOrderService.ts';
+import type { OrderService } from '../../actors/orders/index.ts';
+import { ORDER_SERVICE } from '../../actors/orders/index.ts';
 import {
   checkResponse,
   historyDetail,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TObject, type TSchema } from 'typebox';
-import type { PatchKind } from '../../actors/config/patchEdits.ts';
+import type { PatchKind } from '../../actors/config/index.ts';
 import { CityNameParam, indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import {

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 
 import type { LiveCity } from '../../actors/supervisor/liveCities.ts';
-import { WORKSPACE_SERVICES } from '../../actors/workspaceServices/startWorkspaceServices.ts';
-import type { WorkspaceServices } from '../../actors/workspaceServices/workspaceServices.ts';
+import { WORKSPACE_SERVICES } from '../../actors/workspaceServices/index.ts';
+import type { WorkspaceServices } from '../../actors/workspaceServices/index.ts';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { CityNameParams, MutationHeaders } from '../../schemas/cities.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';

@@ -1,7 +1,5 @@
 import { UnavailableError } from '../../actors/runtime/errors.ts';
-import { SessionPending } from '../../actors/sessions/pending/sessionPending.ts';
-import { SessionService } from '../../actors/sessions/sessionService.ts';
-import { SessionTranscripts } from '../../actors/sessions/transcript/sessionTranscripts.ts';
+import { SessionPending, SessionService, SessionTranscripts } from '../../actors/sessions/index.ts';
 import { sessionApiFor } from './sessionsService.ts';
 import type { AppDeps } from '../deps.ts';
 

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError } from '../../actors/runtime/errors.ts';
-import { SessionStream, type SessionStreamOptions } from '../../actors/sessions/sessionStream.ts';
-import { transcriptFormat } from '../../actors/sessions/transcript/sessionTranscripts.ts';
+import { SessionStream, type SessionStreamOptions, transcriptFormat } from '../../actors/sessions/index.ts';
 import { sseResponseSchema } from '../../schemas/eventStreamFrames.ts';
 import { SessionStreamQuery } from '../../schemas/sessionTranscript.ts';
 import type { AppDeps } from '../deps.ts';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { indexedResponse } from '../../schemas/beadsCommon.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
 import { SESSION_TRANSCRIPT_SCHEMAS, SessionTranscriptQuery } from '../../schemas/sessionTranscript.ts';
-import { sessionAgent, sessionAgents } from '../../actors/sessions/transcript/subagents.ts';
+import { sessionAgent, sessionAgents } from '../../actors/sessions/index.ts';
 import type { AppDeps } from '../deps.ts';
 import { sessionExtrasFor } from './sessionExtras.ts';
 import { SessionParams, sessionTags as tags } from './sessionsParams.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { SessionApi } from '../../actors/sessions/sessionApi.ts';
+import type { SessionApi } from '../../actors/sessions/index.ts';
 import { OkResponseSchema } from '../../schemas/beadsCommon.ts';
 import {
   SessionCloseQuery,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-import { SESSION_SERVICE, type MutationContext, type SessionApi } from '../../actors/sessions/sessionApi.ts';
+import { SESSION_SERVICE, type MutationContext, type SessionApi } from '../../actors/sessions/index.ts';
 import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { AGENT_SERVICE } from '../../actors/agents/agentApi.ts';
-import { sling } from '../../actors/sling/sling.ts';
+import { AGENT_SERVICE } from '../../actors/agents/index.ts';
+import { sling } from '../../actors/sling/index.ts';
 import { CityNameParam, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { SlingInputBodySchema, SlingResponseSchema } from '../../schemas/sling.ts';
 import { runningCity } from '../cityScope.ts';

@@ -3,8 +3,8 @@
  * holds yet. Counted per target of `gc.routed_to`: ready unassigned beads, in-progress unassigned beads,
  * and open molecules (a workflow waiting for its worker). Reads only the beads not closed. Pure.
  */
-import type { BeadModel, StoredBead } from '../beads/model.ts';
-import { isReady } from '../beads/ready.ts';
+import type { BeadModel, StoredBead } from '../beads/index.ts';
+import { isReady } from '../beads/index.ts';
 
 export const ROUTED_TO = 'gc.routed_to';
 

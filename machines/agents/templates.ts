@@ -3,20 +3,22 @@
  * singleton agent is one instance named by its qualified name; a pool (`max_active_sessions` > 1, or a
  * `min_active_sessions` above one) has instances `<name>-1 … <name>-N`. Pure.
  */
+import type { AgentConfig } from '../../schemas/cityToml.ts';
 
-/** The `[[agent]]` fields the agent layer reads (the config reader's AgentConfig satisfies it). */
-export interface AgentTemplateConfig {
-  name: string;
-  dir?: string;
-  provider?: string;
-  start_command?: string;
-  suspended?: boolean;
-  min_active_sessions?: number;
-  max_active_sessions?: number;
-  scale_check?: string;
-  depends_on?: string[];
-  description?: string;
-}
+/** The `[[agent]]` fields the agent layer reads. */
+export type AgentTemplateConfig = Pick<
+  AgentConfig,
+  | 'name'
+  | 'dir'
+  | 'provider'
+  | 'start_command'
+  | 'suspended'
+  | 'min_active_sessions'
+  | 'max_active_sessions'
+  | 'scale_check'
+  | 'depends_on'
+  | 'description'
+>;
 
 export interface AgentTemplate {
   /** `name` or `dir/name`. */

@@ -16,3 +16,4 @@ export * from './paging.ts';
 export * from './queries.ts';
 export * from './ready.ts';
 export * from './indexes.ts';
+export { decideCreate, decideUpdate } from './decideBead.ts';

@@ -1,9 +1,17 @@
 import type { EventDraft } from '../../schemas/event.ts';
-import { compactBead, uniqueLabels } from '../beads/beadShape.ts';
-import { acceptAll, type Outcome } from '../beads/decision.ts';
-import { beadEvent, BeadEventType, type EventContext } from '../beads/events.ts';
-import { formatId } from '../beads/ids.ts';
-import { ROOT_KEY, type BeadModel, type StoredBead } from '../beads/model.ts';
+import {
+  compactBead,
+  uniqueLabels,
+  acceptAll,
+  type Outcome,
+  beadEvent,
+  BeadEventType,
+  type EventContext,
+  formatId,
+  ROOT_KEY,
+  type BeadModel,
+  type StoredBead,
+} from '../beads/index.ts';
 import type { Recipe } from './compile.ts';
 
 /** Metadata keys of a workflow root and its steps (upstream's). */

@@ -3,7 +3,7 @@
  * `formulas_dir` and `suspended`, with `[[patches.rigs]]` applied (a patch may move or suspend a rig, as
  * the composed config does). Pure.
  */
-import { strOf, tableOf, tablesOf, type Table } from '../config/layers.ts';
+import { strOf, tableOf, tablesOf, type Table } from '../config/index.ts';
 
 /** One `[[rigs]]` entry. `path` and `formulasDir` are as written (relative ones are the city's). */
 export interface RigEntry {

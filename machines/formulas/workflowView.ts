@@ -6,10 +6,16 @@ import type {
   WorkflowSnapshot,
 } from '../../schemas/formulas.ts';
 import type { WorkflowDep } from '../../schemas/beads.ts';
-import { compactBead } from '../beads/beadShape.ts';
-import { acceptAll, notFound, type Outcome } from '../beads/decision.ts';
-import { beadEvent, BeadEventType, type EventContext } from '../beads/events.ts';
-import type { BeadModel, StoredBead } from '../beads/model.ts';
+import {
+  compactBead,
+  acceptAll,
+  notFound,
+  type Outcome,
+  beadEvent,
+  BeadEventType,
+  type EventContext,
+} from '../beads/index.ts';
+import type { BeadModel, StoredBead } from '../beads/index.ts';
 import { WorkflowKey } from './cook.ts';
 
 /** True for a workflow root (upstream: `gc.kind == "workflow"`). This is a pure function. */

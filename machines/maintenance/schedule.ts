@@ -1,4 +1,4 @@
-import { goDurationMs } from '../orders/order.ts';
+import { goDurationMs } from '../orders/index.ts';
 
 /** Runs kept in the status history (upstream's ring of 16). */
 export const HISTORY_SIZE = 16;

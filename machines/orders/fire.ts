@@ -1,9 +1,14 @@
 import type { EventDraft } from '../../schemas/event.ts';
-import { compactBead } from '../beads/beadShape.ts';
-import { acceptAll, type Outcome } from '../beads/decision.ts';
-import { beadEvent, BeadEventType, type EventContext } from '../beads/events.ts';
-import { formatId } from '../beads/ids.ts';
-import type { BeadModel, StoredBead } from '../beads/model.ts';
+import {
+  compactBead,
+  acceptAll,
+  type Outcome,
+  beadEvent,
+  BeadEventType,
+  type EventContext,
+  formatId,
+} from '../beads/index.ts';
+import type { BeadModel, StoredBead } from '../beads/index.ts';
 import type { Order } from './order.ts';
 import type { Skipped } from './schedule.ts';
 

@@ -1,8 +1,8 @@
 import { parse, TomlError } from 'smol-toml';
 import { parseCron, type Cron } from './cron.ts';
-import type { FormulaProblem } from '../formulas/formula.ts';
+import type { FormulaProblem } from '../formulas/index.ts';
 import { scopedOrderName } from './scope.ts';
-import { CITY_FILE } from '../config/layers.ts';
+import { CITY_FILE } from '../config/index.ts';
 
 /** The overrides of one order merged in file order, each key with the override it came from. */
 export interface MergedOverride {

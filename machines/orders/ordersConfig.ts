@@ -4,8 +4,7 @@
  * changes to an order's fields by name and rig. A problem names city.toml and the field, as the other config problems do; a bad value is
  * ignored rather than stopping the orders. Pure.
  */
-import { CITY_FILE } from '../config/layers.ts';
-import { didYouMean, type ConfigProblem } from '../config/problems.ts';
+import { CITY_FILE, didYouMean, type ConfigProblem } from '../config/index.ts';
 import { goDurationMs, type MergedOverride } from './order.ts';
 
 /** What `[orders]` says. */

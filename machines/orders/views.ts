@@ -5,8 +5,8 @@ import type {
   OrderHistoryEntry,
   OrderResponse,
 } from '../../schemas/orders.ts';
-import type { BeadModel, StoredBead } from '../beads/model.ts';
-import { formulaFeed, type WorkflowScope } from '../formulas/workflowView.ts';
+import type { BeadModel, StoredBead } from '../beads/index.ts';
+import { formulaFeed, type WorkflowScope } from '../formulas/index.ts';
 import { OrderLabel } from './fire.ts';
 import type { Order } from './order.ts';
 import type { Evaluation } from './schedule.ts';

@@ -6,9 +6,8 @@
  * request deciders are beside this file (decideCreate.ts, decideRequests.ts). Pure.
  */
 import type { EventDraft } from '../../schemas/event.ts';
-import { accept, reject, type Outcome } from '../beads/decision.ts';
-import type { EventContext } from '../beads/events.ts';
-import type { BeadModel, StoredBead } from '../beads/model.ts';
+import { accept, reject, type Outcome } from '../beads/index.ts';
+import type { EventContext, BeadModel, StoredBead } from '../beads/index.ts';
 import {
   aliasTaken,
   displayName,

@@ -3,11 +3,8 @@
  * pending on it. Pure.
  */
 import type { BeadCreateBody } from '../../schemas/beads.ts';
-import { decideCreate } from '../beads/decideBead.ts';
-import { accept, reject, type Outcome } from '../beads/decision.ts';
-import type { EventContext } from '../beads/events.ts';
-import { formatId } from '../beads/ids.ts';
-import type { BeadModel } from '../beads/model.ts';
+import { decideCreate, accept, reject, type Outcome, formatId } from '../beads/index.ts';
+import type { EventContext, BeadModel } from '../beads/index.ts';
 import { aliasTaken, type Meta } from './sessionChange.ts';
 import {
   K,

@@ -2,9 +2,8 @@
  * The request deciders of the sessions family: a message or submit accepted onto a session, and its one
  * terminal event when it is answered. Pure.
  */
-import { accept, reject, type Outcome } from '../beads/decision.ts';
-import type { EventContext } from '../beads/events.ts';
-import type { BeadModel } from '../beads/model.ts';
+import { accept, reject, type Outcome } from '../beads/index.ts';
+import type { EventContext, BeadModel } from '../beads/index.ts';
 import { lookupKeyed, withKeyed } from './keyedRequests.ts';
 import { failed, iso, onSession, patch, type Meta } from './sessionChange.ts';
 import { K, type PendingRequest, type SessionRecord, type SessionState } from './sessionRecord.ts';

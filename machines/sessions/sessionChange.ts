@@ -4,10 +4,8 @@
  * Pure.
  */
 import type { EventDraft } from '../../schemas/event.ts';
-import { decideUpdate } from '../beads/decideBead.ts';
-import { accept, notFound, reject, type Outcome } from '../beads/decision.ts';
-import type { EventContext } from '../beads/events.ts';
-import type { BeadModel, StoredBead } from '../beads/model.ts';
+import { decideUpdate, accept, notFound, reject, type Outcome } from '../beads/index.ts';
+import type { EventContext, BeadModel, StoredBead } from '../beads/index.ts';
 import { isSessionBead, sessionOf, type SessionRecord } from './sessionRecord.ts';
 import { nextState, type SessionCommand } from './transitions.ts';
 

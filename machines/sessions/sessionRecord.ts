@@ -4,7 +4,7 @@
  * keys of ours under `gc.` (a pending create's request id, requests in flight, a restart's not-before time).
  * This file reads that record; the deciders (`decide*.ts`) write it. Pure.
  */
-import type { StoredBead } from '../beads/model.ts';
+import type { StoredBead } from '../beads/index.ts';
 
 export const SESSION_BEAD_TYPE = 'session';
 export const SESSION_LABEL = 'gc:session';

@@ -1,18 +1,21 @@
 import type { EventDraft } from '../../schemas/event.ts';
-import { compactBead } from '../beads/beadShape.ts';
-import { CONVOY_TYPE } from '../beads/convoyView.ts';
-import { accept, acceptAll, reject, type Outcome } from '../beads/decision.ts';
 import {
+  compactBead,
+  CONVOY_TYPE,
+  accept,
+  acceptAll,
+  reject,
+  type Outcome,
   beadEvent,
   BeadEventType,
   convoyEvent,
   ConvoyEventType,
   type EventContext,
-} from '../beads/events.ts';
-import { formatId } from '../beads/ids.ts';
-import type { BeadModel, StoredBead } from '../beads/model.ts';
-import { cookDecider, WorkflowKey, type CookOptions, type CookResult } from '../formulas/cook.ts';
-import type { Recipe } from '../formulas/compile.ts';
+  formatId,
+} from '../beads/index.ts';
+import type { BeadModel, StoredBead } from '../beads/index.ts';
+import { cookDecider, WorkflowKey, type CookOptions, type CookResult } from '../formulas/index.ts';
+import type { Recipe } from '../formulas/index.ts';
 
 /** Metadata a sling writes (upstream's keys). */
 export const SlingKey = {

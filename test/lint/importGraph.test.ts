@@ -2,7 +2,8 @@
  * The folder-level import graph of actors/ and machines/: a family folder may import another only one way.
  * A cycle between folders is reported as the strongly connected set of folders that form it.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -92,20 +93,77 @@ t.test('machines/: no folder-level cycle', async (t) => {
   t.same(cycles(folderEdges('machines')), []);
 });
 
-// The folder cycles still left in actors/, each with what removes it. The list must match exactly: a new
-// cycle fails, and so does one that is gone but still listed (strike it here).
-const KNOWN_ACTOR_CYCLES: ReadonlyArray<{ cycle: string[]; why: string }> = [
-  {
-    cycle: ['config', 'sessions'],
-    why:
-      "sessions/ reads city.toml through config/cityConfig.ts's hand-written types while config/ uses the " +
-      "sessions' provider presets: the city.toml types become TypeBox schemas in schemas/ (issue 31's step)",
-  },
-];
+t.test('actors/: no folder-level cycle', async (t) => {
+  t.same(cycles(folderEdges('actors')), []);
+});
 
-t.test('actors/: no folder-level cycle but the listed ones', async (t) => {
-  t.same(
-    cycles(folderEdges('actors')),
-    KNOWN_ACTOR_CYCLES.map((k) => k.cycle),
-  );
+/**
+ * Imports that reach into another family's folder past its face (`<family>/index.ts`): from inside `floor`
+ * (a family's own files may use their own folder freely) and from the `outside` layers. `floors` are the
+ * shared folders every family may read directly (actors/runtime, actors/supervisor).
+ */
+export function faceBypasses(
+  at: string,
+  floor: string,
+  floors: readonly string[],
+  outside: readonly string[],
+): string[] {
+  const base = join(at, floor);
+  const familyOf = (file: string): string | undefined => {
+    const parts = relative(base, file).split('/');
+    if (parts[0] === '..' || parts.length < 2 || floors.includes(parts[0]!)) return undefined;
+    return parts[0];
+  };
+  const importers = [base, ...outside.map((o) => join(at, o))].flatMap((d) => tsFiles(d));
+  const found: string[] = [];
+  for (const file of importers) {
+    for (const m of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+      const target = resolve(dirname(file), (m[1] ?? m[2])!);
+      const family = familyOf(target);
+      if (family === undefined || family === familyOf(file)) continue;
+      if (target !== join(base, family, 'index.ts'))
+        found.push(`${relative(at, file)} → ${relative(at, target)}`);
+    }
+  }
+  return found.sort();
+}
+
+t.test(
+  'the face check reports a bypass, and lets a face, a floor and a family’s own files through',
+  async (t) => {
+    const at = mkdtempSync(join(tmpdir(), 'faces-'));
+    t.teardown(() => rmSync(at, { recursive: true, force: true }));
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(at, path)), { recursive: true });
+      writeFileSync(join(at, path), text);
+    };
+    write('actors/a/index.ts', "export { x } from './x.ts';\n");
+    write('actors/a/x.ts', "import { r } from '../runtime/r.ts';\nexport const x = r;\n");
+    write('actors/runtime/r.ts', 'export const r = 1;\n');
+    write('actors/b/y.ts', "import { x } from '../a/index.ts';\nimport type { x as z } from '../a/x.ts';\n");
+    write(
+      'http/route.ts',
+      "import { x } from '../actors/a/x.ts';\nimport { r } from '../actors/runtime/r.ts';\n",
+    );
+    t.same(faceBypasses(at, 'actors', ['runtime'], ['http']), [
+      'actors/b/y.ts → actors/a/x.ts',
+      'http/route.ts → actors/a/x.ts',
+    ]);
+  },
+);
+
+t.test('actors/: every family has a face', async (t) => {
+  for (const name of readdirSync(join(root, 'actors'))) {
+    const dir = join(root, 'actors', name);
+    if (!statSync(dir).isDirectory() || ['runtime', 'supervisor'].includes(name)) continue;
+    t.ok(statSync(join(dir, 'index.ts'), { throwIfNoEntry: false })?.isFile(), `actors/${name}/index.ts`);
+  }
+});
+
+t.test('actors/: families meet each other, and http meets them, only through their faces', async (t) => {
+  t.same(faceBypasses(root, 'actors', ['runtime', 'supervisor'], ['http']), []);
+});
+
+t.test('machines/: families meet each other and the root machines only through their faces', async (t) => {
+  t.same(faceBypasses(root, 'machines', [], []), []);
 });

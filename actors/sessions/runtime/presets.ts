@@ -6,35 +6,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export interface ProviderPreset {
-  name: string;
-  /** The shell command that starts the CLI (arguments already quoted). */
-  command: string;
-  /** How the role prompt reaches the CLI: a positional argument, a flag, or typed in after start. */
-  promptMode?: 'arg' | 'flag' | 'none';
-  promptFlag?: string;
-  /** Start counts as done once a rendered line starts with this. */
-  readyPromptPrefix?: string;
-  /** Wait this long after start (alone, or as well as the prompt). */
-  readyDelayMs?: number;
-  /** The process names that mean the agent (not just its shell) is alive. */
-  processNames?: string[];
-  /** "Generate and pass": a conversation id minted before the first start is given with this flag. */
-  sessionIdFlag?: string;
-  /** Resumes the conversation with the given id. */
-  resumeFlag?: string;
-  resumeStyle?: 'flag' | 'subcommand';
-  /** Expect a bypass-permissions dialog at start. */
-  emitsPermissionWarning?: boolean;
-  supportsAcp?: boolean;
-  /** The command that speaks ACP on stdio, where it is not `command` itself (an adapter). */
-  acpCommand?: string;
-  supportsHooks?: boolean;
-  /** The instructions file the CLI reads in its working directory. */
-  instructionsFile?: string;
-  /** One-shot ("print") mode arguments. */
-  printArgs?: string[];
-}
+import type { ProviderPreset } from '../../../schemas/cityToml.ts';
+
+export type { ProviderPreset };
 
 /** The mock ACP agent's path (bin/gc-mock-acp-agent.mjs), found as mockAgentPath finds its sibling. */
 export function mockAcpAgentPath(): string {

@@ -1,0 +1,124 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * What the supervisor reads of a city's `city.toml` (with its packs composed): the one source of the types
+ * the config reader produces and the agents, sessions and config families consume. The reader
+ * (actors/config/cityConfig.ts) coerces a parsed TOML document into these shapes; a test checks every
+ * upstream example city's result against them. Not wire shapes: none of these is in the OpenAPI document.
+ */
+
+const str = (description?: string) => Type.Optional(Type.String(description ? { description } : {}));
+const strings = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
+const count = (description: string) => Type.Optional(Type.Integer({ description }));
+
+/** How a CLI preset is started, becomes ready, names and resumes a conversation (builtin or `[providers.*]`). */
+export const ProviderPresetSchema = Type.Object({
+  name: Type.String(),
+  command: Type.String({ description: 'The shell command that starts the CLI (arguments already quoted).' }),
+  promptMode: Type.Optional(
+    Type.Union([Type.Literal('arg'), Type.Literal('flag'), Type.Literal('none')], {
+      description:
+        'How the role prompt reaches the CLI: a positional argument, a flag, or typed in after start.',
+    }),
+  ),
+  promptFlag: str(),
+  readyPromptPrefix: str('Start counts as done once a rendered line starts with this.'),
+  readyDelayMs: count('Wait this long after start (alone, or as well as the prompt).'),
+  processNames: strings('The process names that mean the agent (not just its shell) is alive.'),
+  sessionIdFlag: str(
+    '"Generate and pass": a conversation id minted before the first start goes with this flag.',
+  ),
+  resumeFlag: str('Resumes the conversation with the given id.'),
+  resumeStyle: Type.Optional(Type.Union([Type.Literal('flag'), Type.Literal('subcommand')])),
+  emitsPermissionWarning: Type.Optional(
+    Type.Boolean({ description: 'A bypass-permissions dialog at start.' }),
+  ),
+  supportsAcp: Type.Optional(Type.Boolean()),
+  acpCommand: str('The command that speaks ACP on stdio, where it is not `command` itself (an adapter).'),
+  supportsHooks: Type.Optional(Type.Boolean()),
+  instructionsFile: str('The instructions file the CLI reads in its working directory.'),
+  printArgs: strings('One-shot ("print") mode arguments.'),
+});
+export type ProviderPreset = Static<typeof ProviderPresetSchema>;
+
+/** One `[[agent]]` table (or `agents/<name>/agent.toml`): a template of sessions, with upstream's keys. */
+export const AgentConfigSchema = Type.Object({
+  name: Type.String(),
+  dir: str('The rig (working directory) of a rig-scoped agent: its qualified name is `dir/name`.'),
+  scope: str(),
+  provider: str(),
+  start_command: str(),
+  session: str(
+    '`acp`: its sessions speak the Agent Client Protocol (its provider must declare `supports_acp`).',
+  ),
+  suspended: Type.Optional(Type.Boolean()),
+  min_active_sessions: count('Pool bound: sessions kept at least.'),
+  max_active_sessions: count('Pool bound: sessions kept at most (absent: one, unless min asks for more).'),
+  scale_check: str('A shell command printing how many sessions the pool should run (clamped to the bounds).'),
+  depends_on: strings("Templates whose sessions must be running before this one's start."),
+  description: str(),
+  prompt_template: str(
+    'The role prompt file (relative to the city, or absolute): rendered and delivered at start.',
+  ),
+  work_dir: str(
+    "The session's working directory (a template: `{{.Rig}}`, `{{.AgentBase}}`, …; relative to the city).",
+  ),
+  nudge: str('Typed into the session after it starts.'),
+  prompt_mode: str(),
+  prompt_flag: str(),
+  inject_fragments: strings('Fragment names appended to the prompt.'),
+  configDir: str(
+    '`{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city’s otherwise.',
+  ),
+});
+export type AgentConfig = Static<typeof AgentConfigSchema>;
+
+/** One `[[named_session]]` table: a public identity backed by a template. */
+export const NamedSessionConfigSchema = Type.Object({
+  name: Type.String(),
+  template: Type.String(),
+  mode: Type.Union([Type.Literal('always'), Type.Literal('on_demand')], {
+    description: '`always`: kept running; `on_demand`: created when a message names it.',
+  }),
+});
+export type NamedSessionConfig = Static<typeof NamedSessionConfigSchema>;
+
+/** A table's scalar keys as written (durations as strings, counts as numbers). */
+const scalars = (description: string) =>
+  Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), { description }));
+
+/** What the supervisor reads from a city's `city.toml`: `[workspace]`, `[[agent]]`, `[[named_session]]`, …. */
+export const CityConfigSchema = Type.Object({
+  provider: str(),
+  startCommand: str(),
+  bootstrapProfile: str(),
+  agents: Type.Array(AgentConfigSchema),
+  namedSessions: Type.Optional(Type.Array(NamedSessionConfigSchema)),
+  session: scalars(
+    '`[session]`: the session lifecycle\'s thresholds (`startup_timeout = "60s"`, counts, …).',
+  ),
+  daemon: scalars('`[daemon]` (`shutdown_timeout = "5s"`: how long a city\'s stop waits).'),
+  services: Type.Optional(
+    Type.Array(Type.Unknown(), {
+      description: 'The `[[service]]` tables as written (machines/workspaceServices/).',
+    }),
+  ),
+  providers: Type.Optional(
+    Type.Record(Type.String(), ProviderPresetSchema, {
+      description:
+        'The presets of the providers the city defines or overrides; the builtin ones serve the rest.',
+    }),
+  ),
+  name: str("The city's name (`[workspace] name`, else its directory's)."),
+  rigs: Type.Optional(
+    Type.Array(
+      Type.Object({ name: Type.String(), path: Type.String(), prefix: Type.Optional(Type.String()) }),
+      { description: '`[[rigs]]`: name, path as written (relative to the city, or absolute), bead prefix.' },
+    ),
+  ),
+  globalFragments: strings('`[workspace] global_fragments`: fragment names appended to every prompt.'),
+  packDirs: strings(
+    "The city's pack directories (absolute), included before includer: where fragments are found.",
+  ),
+});
+export type CityConfig = Static<typeof CityConfigSchema>;
