@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { nullableArray } from './beadsCommon.ts';
 import { named } from './named.ts';
+import { PaginationInfo } from './sessionTranscript.ts';
 
 /**
  * The agent family's wire shapes (upstream's names, fields and requiredness; our descriptions). Each named
@@ -157,23 +158,7 @@ export const OutputTurn = named(
 );
 export type OutputTurn = Static<typeof OutputTurn>;
 
-/** Upstream PaginationInfo: where a page of turns sits in the whole conversation. */
-export const PaginationInfo = named(
-  Type.Object(
-    {
-      has_older_messages: Type.Boolean({ description: 'Older turns exist: pass `before` to read them.' }),
-      total_message_count: Type.Integer({ format: 'int64', description: 'Turns in the whole conversation.' }),
-      returned_message_count: Type.Integer({ format: 'int64', description: 'Turns in this answer.' }),
-      truncated_before_message: Type.Optional(
-        Type.String({ description: 'The message the page starts after: the `before` of the previous page.' }),
-      ),
-      total_compactions: Type.Optional(
-        Type.Integer({ format: 'int64', description: 'Compaction segments.' }),
-      ),
-    },
-    { $id: 'PaginationInfo', title: 'PaginationInfo', additionalProperties: false },
-  ),
-);
+/** Upstream PaginationInfo, one schema with the session transcripts' (an agent's output is its session's). */
 export type PaginationInfo = Static<typeof PaginationInfo>;
 
 /** Upstream AgentOutputResponse: turns of an agent's conversation, or its screen. */

@@ -21,7 +21,8 @@ export const BeadSchema = Type.Object(
       description: 'open | in_progress | blocked | deferred | closed | pinned | hooked',
     }),
     issue_type: Type.String({ description: 'Bead type (request bodies call it `type`); default task.' }),
-    created_at: Type.String({ format: 'date-time' }),
+    // Go's zero time, what upstream's typed decode gives an event's bead that lacks it (http/events/wire.ts).
+    created_at: Type.String({ format: 'date-time', default: '0001-01-01T00:00:00Z' }),
     updated_at: Type.Optional(Type.String({ format: 'date-time' })),
     description: Type.Optional(Type.String()),
     assignee: Type.Optional(Type.String()),

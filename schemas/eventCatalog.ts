@@ -7,6 +7,8 @@ import { WORKSPACE_SERVICE_PAYLOADS } from './workspaceServiceEvents.ts';
 import { ORDER_STATE_PAYLOADS } from './orderEvents.ts';
 import { CONFIG_PAYLOADS } from './configEvents.ts';
 import { CLUSTER_PAYLOADS } from './clusterEvents.ts';
+import { SessionResponse, SubmissionCapabilities, SubmitIntent } from './sessions.ts';
+import { STORED_PAYLOADS } from './storedEventPayloads.ts';
 
 /**
  * The registered event types and their payload schemas: the discriminator table of the typed envelopes.
@@ -110,8 +112,17 @@ export const OUR_EVENT_PAYLOADS = {
   ...CLUSTER_PAYLOADS,
 } as const satisfies Record<string, NamedSchema>;
 
-/** Every type we write with a typed draft and decode at replay: upstream's registered types and ours. */
-export const EVENT_CATALOG = { ...EVENT_PAYLOADS, ...OUR_EVENT_PAYLOADS };
+/**
+ * The shared schemas the wire payload schemas refer to by `$ref`: the context their validators compile in
+ * (`Compile(PAYLOAD_REFS, schema)`).
+ */
+export const PAYLOAD_REFS = { SubmitIntent, SubmissionCapabilities, SessionResponse };
+
+/**
+ * Every type we write with a typed draft and decode at replay: upstream's registered types and ours, with
+ * the stored-record schemas where the wire's payload is a whole resource (schemas/storedEventPayloads.ts).
+ */
+export const EVENT_CATALOG = { ...EVENT_PAYLOADS, ...STORED_PAYLOADS, ...OUR_EVENT_PAYLOADS };
 export type Catalog = typeof EVENT_CATALOG;
 export type CatalogEventType = keyof Catalog;
 /** The payload of a catalogue type, as its schema types it. */

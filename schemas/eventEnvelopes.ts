@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import {
   EVENT_PAYLOADS,
+  PAYLOAD_SCHEMAS,
   REGISTERED_EVENT_TYPES,
   variantSuffix,
   type RegisteredEventType,
@@ -30,8 +31,16 @@ const cityField = () =>
       'The city the event belongs to: its source log, or for supervisor request results the city concerned.',
   });
 
+/**
+ * Upstream's EventPayload: one of the registered payload schemas (the typed envelopes say which, by
+ * `type`). A custom event's payload is whatever was emitted, which this union, as upstream's, does not
+ * describe; the static type stays unknown for that reason.
+ */
 const anyPayload = () =>
-  Type.Unknown({ description: 'Kind-specific body; `{}` when the event has none. See the typed envelopes.' });
+  Type.Unsafe<unknown>({
+    anyOf: PAYLOAD_SCHEMAS.map((schema) => ({ $ref: schema.$id })),
+    description: 'Kind-specific body; `{}` when the event has none. See the typed envelopes.',
+  });
 
 export const EventStreamEnvelope = named(
   Type.Object(

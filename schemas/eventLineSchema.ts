@@ -14,9 +14,9 @@ const component = (name: string): { $ref: string } => ({
 /** The line kinds: which mode and scope print which envelope. */
 export const LINE_KINDS = {
   cityListLine: 'TypedEventStreamEnvelope',
-  cityStreamLine: 'EventStreamEnvelope',
+  cityStreamLine: 'TypedEventStreamEnvelope',
   supervisorListLine: 'TypedTaggedEventStreamEnvelope',
-  supervisorStreamLine: 'TaggedEventStreamEnvelope',
+  supervisorStreamLine: 'TypedTaggedEventStreamEnvelope',
 } as const;
 
 /** Builds the `events.json` document. This is a pure function; its output is stable (the file is checked in). */

@@ -93,13 +93,16 @@ export const ExternalInboundMessageSchema = Type.Object(
 );
 export type ExternalInboundMessage = Static<typeof ExternalInboundMessageSchema>;
 
-/** active | ended; empty only in the zero record an inbound answer carries when no binding routed it. */
-export const BindingStatusSchema = Type.Union(
-  [Type.Literal('active'), Type.Literal('ended'), Type.Literal('')],
-  {
-    description: 'active or ended (empty in the zero record of an inbound routed without a binding).',
-  },
-);
+/**
+ * Upstream's BindingStatus, declared as upstream's document declares it (active | ended) so generated
+ * clients get the same type. The zero record an inbound answer carries when no binding routed the message
+ * has "" here, as upstream's Go zero value does on the wire; stored bindings are always active or ended.
+ */
+export const BindingStatusSchema = Type.Unsafe<'active' | 'ended' | ''>({
+  type: 'string',
+  enum: ['active', 'ended'],
+  description: 'Lifecycle state of a session binding ("" only in the zero record of an unrouted inbound).',
+});
 
 /** A conversation bound to a session (or to an agent identity). */
 export const SessionBindingRecordSchema = Type.Object(

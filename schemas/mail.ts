@@ -9,7 +9,8 @@ export const MessageSchema = Type.Object(
     to: Type.String(),
     subject: Type.String(),
     body: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
+    // Go's zero time, what upstream's typed decode gives an event's message that lacks it (http/events/wire.ts).
+    created_at: Type.String({ format: 'date-time', default: '0001-01-01T00:00:00Z' }),
     read: Type.Boolean(),
     thread_id: Type.Optional(Type.String()),
     reply_to: Type.Optional(Type.String()),

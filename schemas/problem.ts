@@ -24,8 +24,10 @@ export const ErrorModel = named(
   Type.Object(
     {
       type: Type.Optional(
+        // The default is RFC 9457's meaning of an absent type, as upstream's document declares it.
         Type.String({
           format: 'uri',
+          default: 'about:blank',
           description:
             'A URI naming the kind of problem; absent means about:blank. Only POST /sling sets one.',
           examples: ['urn:gascity:error:sling-missing-bead'],

@@ -85,7 +85,7 @@ export interface AgentOutput {
     total_message_count: number;
     returned_message_count: number;
     truncated_before_message?: string;
-    total_compactions?: number;
+    total_compactions: number;
   };
 }
 

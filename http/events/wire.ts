@@ -4,6 +4,7 @@ import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import {
   EVENT_PAYLOADS,
+  PAYLOAD_REFS,
   isRegisteredEventType,
   type RegisteredEventType,
 } from '../../schemas/eventCatalog.ts';
@@ -20,7 +21,7 @@ const checkers = new Map<RegisteredEventType, Checker>();
 
 function checkerFor(type: RegisteredEventType): Checker {
   let checker = checkers.get(type);
-  if (!checker) checkers.set(type, (checker = Compile(EVENT_PAYLOADS[type])));
+  if (!checker) checkers.set(type, (checker = Compile(PAYLOAD_REFS, EVENT_PAYLOADS[type])));
   return checker;
 }
 
@@ -36,7 +37,7 @@ export function wirePayload(type: string, payload: unknown): unknown {
   if (!isRegisteredEventType(type)) return value;
   if (checkerFor(type).Check(value)) return value;
   try {
-    return Value.Repair(EVENT_PAYLOADS[type], value);
+    return Value.Repair(PAYLOAD_REFS, EVENT_PAYLOADS[type], value);
   } catch {
     // Repair cannot invent every value; delivering the event as recorded beats dropping it.
     return value;

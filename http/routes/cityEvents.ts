@@ -130,7 +130,7 @@ export function cityEventRoutes(app: FastifyInstance, deps: AppDeps): void {
                 schema: sseResponseSchema([
                   {
                     event: 'event',
-                    data: 'EventStreamEnvelope',
+                    data: 'TypedEventStreamEnvelope',
                     id: 'integer',
                     idDescription: 'The event seq.',
                   },

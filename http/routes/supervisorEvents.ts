@@ -94,7 +94,7 @@ export function supervisorEventRoutes(app: FastifyInstance, deps: AppDeps): void
                 schema: sseResponseSchema([
                   {
                     event: 'tagged_event',
-                    data: 'TaggedEventStreamEnvelope',
+                    data: 'TypedTaggedEventStreamEnvelope',
                     id: 'string',
                     idDescription: 'The composite cursor after this event.',
                   },

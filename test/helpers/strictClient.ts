@@ -1,5 +1,5 @@
 import { Compile } from 'typebox/compile';
-import { EVENT_PAYLOADS, isRegisteredEventType } from '../../schemas/eventCatalog.ts';
+import { EVENT_PAYLOADS, PAYLOAD_REFS, isRegisteredEventType } from '../../schemas/eventCatalog.ts';
 
 /**
  * What a strict client (upstream's own dashboard) checks of every event it reads: its `type` is one of the
@@ -11,7 +11,7 @@ export function strictRejections(events: ReadonlyArray<{ type?: unknown; payload
   for (const [i, e] of events.entries()) {
     const type = String(e.type);
     if (!isRegisteredEventType(type)) out.push(`#${i}: ${type} is not an upstream event type`);
-    else if (!Compile(EVENT_PAYLOADS[type]).Check(e.payload))
+    else if (!Compile(PAYLOAD_REFS, EVENT_PAYLOADS[type]).Check(e.payload))
       out.push(`#${i}: ${type} payload does not match`);
   }
   return out;

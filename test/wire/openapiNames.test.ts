@@ -4,13 +4,9 @@
  * here and nowhere else), upstream's `info` with the version `/health` reports, and the header parameters
  * in upstream's spelling. Upstream's document is `../shared/reference/upstream-openapi.json`.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { memoryApp } from '../helpers/app.ts';
-
-const REFERENCE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'reference');
+import { upstreamDocument } from '../helpers/upstreamDocument.ts';
 
 interface Doc {
   info: { title: string; version: string };
@@ -68,7 +64,7 @@ const operationIds = (doc: Doc): Set<string> =>
 const minus = (a: Set<string>, b: Set<string>): string[] => [...a].filter((x) => !b.has(x)).sort();
 
 t.test('operation ids, component names, info and header names are upstream’s', async (t) => {
-  const upstream = JSON.parse(readFileSync(join(REFERENCE, 'upstream-openapi.json'), 'utf8')) as Doc;
+  const upstream = upstreamDocument<Doc>();
   const { app } = await memoryApp();
   t.teardown(() => app.close());
   const ours = (await app.inject({ url: '/openapi.json' })).json<Doc>();

@@ -27,6 +27,7 @@ import { orderServiceFactory } from '../../actors/orders/startOrderService.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import { workspaceServicesFactory } from '../../actors/workspaceServices/startWorkspaceServices.ts';
 import { openSse } from '../helpers/sse.ts';
+import { upstreamDocument, upstreamDocumentPath } from '../helpers/upstreamDocument.ts';
 import {
   eventually,
   fakeHost,
@@ -39,7 +40,7 @@ import {
 const Ajv2020 = Ajv2020Import.default;
 const addFormats = addFormatsImport.default;
 
-const REFERENCE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'reference');
+const REFERENCE = dirname(upstreamDocumentPath());
 
 interface UpstreamDoc {
   paths: Record<
@@ -47,7 +48,7 @@ interface UpstreamDoc {
     Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>
   >;
 }
-const UPSTREAM = JSON.parse(readFileSync(join(REFERENCE, 'upstream-openapi.json'), 'utf8')) as UpstreamDoc;
+const UPSTREAM = upstreamDocument<UpstreamDoc>();
 
 /** The rows of ops.tsv (one per operation, header first), as columns. */
 const ROWS = readFileSync(join(REFERENCE, 'ops.tsv'), 'utf8')
