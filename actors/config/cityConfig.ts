@@ -40,6 +40,8 @@ export interface AgentConfig {
   prompt_flag?: string;
   /** Fragment names appended to the prompt. */
   inject_fragments?: string[];
+  /** The formula a bead slung here is attached to (else `[agent_defaults] default_sling_formula`). */
+  default_sling_formula?: string;
   /** `{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city's otherwise. */
   configDir?: string;
 }
@@ -130,6 +132,7 @@ export async function readCityToml(dir: string): Promise<Record<string, unknown>
 /** The config a parsed `city.toml` document holds. Pure. */
 export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   const ws = (doc.workspace ?? {}) as Record<string, unknown>;
+  const defaults = (doc.agent_defaults ?? {}) as Record<string, unknown>;
   const agents = (Array.isArray(doc.agent) ? doc.agent : []).map((a): AgentConfig => {
     const t = (a ?? {}) as Record<string, unknown>;
     const agent: AgentConfig = { name: typeof t.name === 'string' ? t.name : '' };
@@ -148,6 +151,8 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('description', str(t.description));
     for (const k of ['prompt_template', 'work_dir', 'nudge', 'prompt_mode', 'prompt_flag'] as const)
       set(k, str(t[k]));
+    // Upstream fills every agent without its own from [agent_defaults] (the control dispatcher aside).
+    set('default_sling_formula', str(t.default_sling_formula) ?? str(defaults.default_sling_formula));
     set('configDir', originOf(t)?.dir);
     if (Array.isArray(t.inject_fragments))
       set(

@@ -16,6 +16,8 @@ export interface AgentTemplateConfig {
   scale_check?: string;
   depends_on?: string[];
   description?: string;
+  /** The formula a bead slung here is attached to (the agent's, else `[agent_defaults]`'s). */
+  default_sling_formula?: string;
 }
 
 export interface AgentTemplate {
@@ -33,6 +35,7 @@ export interface AgentTemplate {
   scaleCheck?: string;
   dependsOn: string[];
   description?: string;
+  defaultSlingFormula?: string;
 }
 
 export const qualifiedName = (a: { name: string; dir?: string }): string =>
@@ -56,6 +59,7 @@ export function templateOf(a: AgentTemplateConfig): AgentTemplate {
   if (a.start_command) t.startCommand = a.start_command;
   if (a.scale_check) t.scaleCheck = a.scale_check;
   if (a.description) t.description = a.description;
+  if (a.default_sling_formula) t.defaultSlingFormula = a.default_sling_formula;
   return t;
 }
 

@@ -28,6 +28,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   'prompt_mode',
   'prompt_flag',
   'inject_fragments',
+  // Applied by POST /sling (actors/sling/sling.ts).
+  'default_sling_formula',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
@@ -46,7 +48,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   on_death: 'not run',
   work_query: 'the built-in query is used',
   sling_query: 'the built-in routing is used',
-  default_sling_formula: 'slings attach no formula',
   env: 'not added to the session environment',
   option_defaults: 'not passed',
   args: "the provider's arguments are used",
