@@ -40,6 +40,10 @@ export interface AgentConfig {
   prompt_flag?: string;
   /** Fragment names appended to the prompt. */
   inject_fragments?: string[];
+  /** Shell commands run in the working directory before the session is created (templates). */
+  pre_start?: string[];
+  /** A directory copied into the working directory at each start (relative to the city). */
+  overlay_dir?: string;
   /** The formula a bead slung here is attached to (else `[agent_defaults] default_sling_formula`). */
   default_sling_formula?: string;
   /** `{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city's otherwise. */
@@ -149,7 +153,14 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('max_active_sessions', int(t.max_active_sessions));
     set('scale_check', str(t.scale_check));
     set('description', str(t.description));
-    for (const k of ['prompt_template', 'work_dir', 'nudge', 'prompt_mode', 'prompt_flag'] as const)
+    for (const k of [
+      'prompt_template',
+      'work_dir',
+      'nudge',
+      'prompt_mode',
+      'prompt_flag',
+      'overlay_dir',
+    ] as const)
       set(k, str(t[k]));
     // Upstream fills every agent without its own from [agent_defaults] (the control dispatcher aside).
     set('default_sling_formula', str(t.default_sling_formula) ?? str(defaults.default_sling_formula));
@@ -158,6 +169,11 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
       set(
         'inject_fragments',
         t.inject_fragments.filter((d): d is string => typeof d === 'string'),
+      );
+    if (Array.isArray(t.pre_start))
+      set(
+        'pre_start',
+        t.pre_start.filter((d): d is string => typeof d === 'string'),
       );
     if (Array.isArray(t.depends_on))
       set(
