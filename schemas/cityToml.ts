@@ -67,6 +67,11 @@ export const AgentConfigSchema = Type.Object({
   prompt_mode: str(),
   prompt_flag: str(),
   inject_fragments: strings('Fragment names appended to the prompt.'),
+  pre_start: strings(
+    'Shell commands run in the working directory before the session is created (templates).',
+  ),
+  overlay_dir: str('A directory copied into the working directory at each start (relative to the city).'),
+  default_sling_formula: str('The formula a bead slung here is attached to (else `[agent_defaults]`’s).'),
   configDir: str(
     '`{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city’s otherwise.',
   ),

@@ -69,6 +69,12 @@ export const FormulaDetailSchema = Type.Object(
     deps: nullableArray(FormulaPreviewEdgeSchema),
     var_defs: nullableArray(FormulaVarDefSchema),
     preview: FormulaPreviewSchema,
+    version: Type.Optional(
+      Type.String({
+        description:
+          'Ours, with `?extras=true`: the formula’s `version` as a string (`"1"` when unset), as upstream’s JSON handler sends it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -93,6 +99,12 @@ export const FormulaSummarySchema = Type.Object(
     var_defs: nullableArray(FormulaVarDefSchema),
     run_count: Type.Integer(),
     recent_runs: nullableArray(FormulaRecentRunSchema),
+    version: Type.Optional(
+      Type.String({
+        description:
+          'Ours, with `?extras=true`: the formula’s `version` as a string (`"1"` when unset), as upstream’s JSON handler sends it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -157,6 +169,7 @@ export const FeedBodySchema = Type.Object(
 
 /** Query of list, feed and runs. */
 export const FormulaScopeQuerySchema = Type.Object(scopeProps, { additionalProperties: false });
+
 export const FormulaLimitQuerySchema = Type.Object(
   {
     ...scopeProps,

@@ -60,6 +60,7 @@ export async function readCityToml(dir: string): Promise<Record<string, unknown>
 /** The config a parsed `city.toml` document holds. Pure. */
 export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
   const ws = (doc.workspace ?? {}) as Record<string, unknown>;
+  const defaults = (doc.agent_defaults ?? {}) as Record<string, unknown>;
   const agents = (Array.isArray(doc.agent) ? doc.agent : []).map((a): AgentConfig => {
     const t = (a ?? {}) as Record<string, unknown>;
     const agent: AgentConfig = { name: typeof t.name === 'string' ? t.name : '' };
@@ -76,13 +77,27 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('max_active_sessions', int(t.max_active_sessions));
     set('scale_check', str(t.scale_check));
     set('description', str(t.description));
-    for (const k of ['prompt_template', 'work_dir', 'nudge', 'prompt_mode', 'prompt_flag'] as const)
+    for (const k of [
+      'prompt_template',
+      'work_dir',
+      'nudge',
+      'prompt_mode',
+      'prompt_flag',
+      'overlay_dir',
+    ] as const)
       set(k, str(t[k]));
+    // Upstream fills every agent without its own from [agent_defaults] (the control dispatcher aside).
+    set('default_sling_formula', str(t.default_sling_formula) ?? str(defaults.default_sling_formula));
     set('configDir', originOf(t)?.dir);
     if (Array.isArray(t.inject_fragments))
       set(
         'inject_fragments',
         t.inject_fragments.filter((d): d is string => typeof d === 'string'),
+      );
+    if (Array.isArray(t.pre_start))
+      set(
+        'pre_start',
+        t.pre_start.filter((d): d is string => typeof d === 'string'),
       );
     if (Array.isArray(t.depends_on))
       set(

@@ -115,6 +115,7 @@ export async function effectiveConfigOf(
     agent: composed.agents,
     named_session: composed.namedSessions,
     ...(composed.rest.session ? { session: composed.rest.session } : {}),
+    ...(composed.rest.agent_defaults ? { agent_defaults: composed.rest.agent_defaults } : {}),
   });
   city.name = strOf(composed.workspace.name) ?? cityName;
   city.rigs = composed.rigs.flatMap((r) =>

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Formula, FormulaProblem } from '../../machines/formulas/formula.ts';
-import { parseFormula } from '../../machines/formulas/parseFormula.ts';
+import { resolveExtends } from '../../machines/formulas/extends.ts';
+import { parseFormula, type ParseResult } from '../../machines/formulas/parseFormula.ts';
 import { formulaLayers, searchLayers, type CityLayers, type LayerDir } from './formulaLayers.ts';
 
 /** Canonical `<name>.toml` and legacy `<name>.formula.toml` (upstream's names). */
@@ -66,7 +67,7 @@ export class FormulaLibrary {
     const formulas: Formula[] = [];
     const broken: BrokenFormula[] = [];
     for (const name of [...files.keys()].sort()) {
-      const parsed = await this.#read(name, files.get(name)!);
+      const parsed = await this.#resolved(name, files);
       if (parsed.ok) formulas.push(parsed.formula);
       else broken.push({ name, problems: parsed.problems });
     }
@@ -83,8 +84,27 @@ export class FormulaLibrary {
     from: FormulaFrom = {},
   ): Promise<{ ok: true; formula: Formula } | { ok: false; problems: FormulaProblem[] } | undefined> {
     if (!NAME.test(name)) return undefined;
-    const file = (await this.#files(from)).get(name);
-    return file ? this.#read(name, file) : undefined;
+    const files = await this.#files(from);
+    return files.has(name) ? this.#resolved(name, files) : undefined;
+  }
+
+  /**
+   * The formula `name` of `files` with its parents merged in (`extends`): every formula it extends,
+   * directly or not, is read from the same files first, then merged by the pure resolver.
+   */
+  async #resolved(name: string, files: Map<string, { path: string; shown: string }>): Promise<ParseResult> {
+    const first = await this.#read(name, files.get(name)!);
+    if (!first.ok || !first.formula.extends) return first;
+    const known = new Map<string, ParseResult | undefined>([[name, first]]);
+    const pending = [...first.formula.extends];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      if (known.has(next)) continue;
+      const file = NAME.test(next) ? files.get(next) : undefined;
+      const parsed = file ? await this.#read(next, file) : undefined;
+      known.set(next, parsed);
+      if (parsed?.ok && parsed.formula.extends) pending.push(...parsed.formula.extends);
+    }
+    return resolveExtends(first.formula, (n) => known.get(n));
   }
 
   async #read(name: string, file: { path: string; shown: string }) {

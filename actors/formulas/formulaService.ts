@@ -36,6 +36,19 @@ export interface CookRequest {
   rig?: string;
 }
 
+/** What {@link FormulaService.detail} is asked for. */
+export interface DetailOptions {
+  vars?: Record<string, string>;
+  /** Check the variables as a cook does, even when none are given (the preview). */
+  strict?: boolean;
+  rig?: string;
+  /** Add the formula's `version` (ours, opt-in). */
+  extras?: boolean;
+}
+
+/** Upstream's `formulaVersionString`: the version as a string, `"1"` when not positive. */
+export const versionString = (f: Formula): string => String(f.version > 0 ? f.version : 1);
+
 /** The problems of a formula file as a 422 naming each file, line and field. */
 export function invalidFormula(name: string, problems: readonly FormulaProblem[]): ValidationError {
   return new ValidationError(
@@ -76,7 +89,7 @@ export class FormulaService {
    * Workflow formulas with their variables and runs (the city's layers, and `rig`'s when given); `partial`
    * when some files do not parse.
    */
-  async list(rig?: string) {
+  async list(rig?: string, withVersion = false) {
     const scan = await this.library.scan(rig);
     const items = scan.formulas
       .filter((f) => f.type === 'workflow')
@@ -85,6 +98,7 @@ export class FormulaService {
         description: f.description,
         var_defs: f.vars.map(varDefOf),
         ...formulaRuns(this.store.model, this.city, f.name, 0, rig ? { kind: 'rig', ref: rig } : undefined),
+        ...(withVersion ? { version: versionString(f) } : {}),
       }));
     return { items, partial: scan.broken.length > 0, total: items.length, broken: scan.broken };
   }
@@ -108,11 +122,17 @@ export class FormulaService {
     return { formula, recipe: compiled.recipe };
   }
 
-  /** The detail and preview graph: what a cook would create; nothing is written. */
-  async detail(name: string, vars: Record<string, string> = {}, rig?: string): Promise<FormulaDetail> {
-    const strict = Object.keys(vars).length > 0;
-    const { formula, recipe } = await this.compile(name, vars, strict, undefined, rig ? { rig } : {});
-    return formulaDetail(formula, recipe);
+  /**
+   * The detail and preview graph: what a cook would create; nothing is written. Variables are checked as
+   * a cook checks them when `strict`, or (upstream's rule for the detail) when some are given.
+   */
+  async detail(name: string, opts: DetailOptions = {}): Promise<FormulaDetail> {
+    const vars = opts.vars ?? {};
+    const strict = opts.strict === true || Object.keys(vars).length > 0;
+    const from = opts.rig ? { rig: opts.rig } : {};
+    const { formula, recipe } = await this.compile(name, vars, strict, undefined, from);
+    const detail = formulaDetail(formula, recipe);
+    return opts.extras ? { ...detail, version: versionString(formula) } : detail;
   }
 
   /** Cooks `name` into a molecule: its whole bead graph as one batch. */

@@ -16,8 +16,13 @@ import {
   type TemplateSet,
 } from '../../machines/agents/goTemplate.ts';
 import type { AgentConfig, CityConfig } from '../../schemas/cityToml.ts';
+import { parseDuration } from '../runtime/duration.ts';
 import { ValidationError } from '../runtime/errors.ts';
+import { copyOverlays, runPreStart } from './startSetup.ts';
 import type { SessionTemplate } from './templates.ts';
+
+/** Upstream's `[session] setup_timeout` default: each pre_start command's limit. */
+const SETUP_TIMEOUT_MS = 10_000;
 
 export interface AgentStart {
   workDir: string;
@@ -37,8 +42,11 @@ export function findAgent(config: CityConfig, name: string): AgentConfig | undef
 const after = (s: string, sep: string) => s.slice(s.lastIndexOf(sep) + 1);
 
 /**
- * The start settings of `instance` (a pool instance or named identity) of `agent`.
- * @throws ValidationError when `work_dir` does not expand (upstream skips that session).
+ * The start settings of `instance` (a pool instance or named identity) of `agent`, after the overlays
+ * are copied into its working directory and its `pre_start` commands ran there (with `env`, the city's
+ * session environment over the supervisor's).
+ * @throws ValidationError when `work_dir` does not expand (upstream skips that session) or a `pre_start`
+ *   command fails (upstream aborts the start).
  */
 export async function agentStart(
   cityDir: string,
@@ -47,6 +55,7 @@ export async function agentStart(
   instance: string,
   template: SessionTemplate,
   now: Date = new Date(),
+  env: Readonly<Record<string, string>> = {},
 ): Promise<AgentStart> {
   const rig = agent.dir ? config.rigs?.find((r) => r.name === agent.dir) : undefined;
   const rigRoot = rig ? resolve(cityDir, rig.path) : '';
@@ -72,8 +81,24 @@ export async function agentStart(
     workDir = resolve(cityDir, expanded);
   }
   await mkdir(workDir, { recursive: true });
-  const setup = { ...base, WorkDir: workDir, ConfigDir: agent.configDir ?? cityDir };
+  const setup = { ...base, WorkDir: workDir, ConfigDir: agent.configDir ?? cityDir, Session: '' };
   const command = expandOrKeep(template.command, setup);
+  const overlays = [
+    ...(config.packDirs ?? []).map((d) => join(d, 'overlay')),
+    ...(agent.overlay_dir ? [resolve(cityDir, agent.overlay_dir)] : []),
+  ];
+  await copyOverlays(overlays, workDir, template.provider);
+  if (agent.pre_start?.length) {
+    const limit = config.session?.setup_timeout;
+    await runPreStart(
+      agent.pre_start.map((c) => expandOrKeep(c, setup)),
+      {
+        cwd: workDir,
+        env: { ...process.env, ...env, GC_AGENT: instance, GC_DIR: workDir, GC_CITY: cityDir },
+        timeoutMs: limit === undefined ? SETUP_TIMEOUT_MS : parseDuration(String(limit)),
+      },
+    );
+  }
 
   const metadata: Record<string, string> = {};
   const mode = agent.prompt_mode ?? (agent.start_command ? 'none' : (template.preset?.promptMode ?? 'arg'));

@@ -27,7 +27,16 @@ import {
 import { K, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
 import { SessionExistsError, type RuntimeProvider } from './runtime/provider.ts';
 import type { SessionBook } from './sessionBook.ts';
-import { launchCommand, startPromptOf, startupNudge, TRANSPORT_KEY } from './templates.ts';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  launchCommand,
+  MAX_INLINE_PROMPT,
+  promptArgument,
+  startPromptOf,
+  startupNudge,
+  TRANSPORT_KEY,
+} from './templates.ts';
 import { builtinPresets } from './runtime/presets.ts';
 
 export interface ReconcilerDeps {
@@ -262,11 +271,16 @@ export class SessionReconciler {
     const firstMessage = s.meta['gc.first_message'];
     const acp = s.meta[TRANSPORT_KEY] === 'acp';
     const prompt = startPromptOf(s.meta);
+    const promptFile =
+      firstStart && prompt
+        ? longPromptFile(s, promptArgument(prompt, acp ? undefined : firstMessage))
+        : undefined;
     const command = launchCommand(s.command, preset, {
       ...(sessionKey ? { sessionKey } : {}),
       firstStart,
       ...(firstMessage && !acp ? { firstMessage } : {}),
       ...(prompt ? { prompt } : {}),
+      ...(promptFile ? { promptFile } : {}),
     });
     return {
       firstStart,
@@ -292,4 +306,17 @@ export class SessionReconciler {
       ...(acp && firstStart && firstMessage ? { firstPrompt: firstMessage } : {}),
     };
   }
+}
+
+/**
+ * Where a prompt too long for the command line is written (upstream's `<workdir>/.gc/tmp/prompt-*.txt`),
+ * or undefined for a short one. Effects: writes the file.
+ */
+function longPromptFile(s: SessionRecord, text: string): string | undefined {
+  if (text.length <= MAX_INLINE_PROMPT || !s.workDir) return undefined;
+  const dir = join(s.workDir, '.gc', 'tmp');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `prompt-${s.sessionName}.txt`);
+  writeFileSync(file, text);
+  return file;
 }

@@ -147,7 +147,15 @@ export class SessionService implements SessionApi {
   async #agentStart(t: SessionTemplate, instance: string): Promise<AgentStart> {
     const agent = t.kind === 'agent' ? findAgent(this.#config, t.name) : undefined;
     if (!agent) return { workDir: this.opts.path, command: t.command, metadata: {} };
-    return agentStart(this.opts.path, this.#config, agent, instance, t, new Date(this.#now()));
+    return agentStart(
+      this.opts.path,
+      this.#config,
+      agent,
+      instance,
+      t,
+      new Date(this.#now()),
+      this.sessionEnv,
+    );
   }
 
   get runtime(): RuntimeProvider {

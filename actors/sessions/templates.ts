@@ -113,7 +113,14 @@ export const mintSessionKey = (template: SessionTemplate): string | undefined =>
 export function launchCommand(
   base: string,
   preset: ProviderPreset | undefined,
-  opts: { sessionKey?: string; firstStart: boolean; firstMessage?: string; prompt?: StartPrompt },
+  opts: {
+    sessionKey?: string;
+    firstStart: boolean;
+    firstMessage?: string;
+    prompt?: StartPrompt;
+    /** The prompt's text was written to this file: the command reads it back (`"$(cat file)"`). */
+    promptFile?: string;
+  },
 ): string {
   const words = [base];
   if (preset && opts.sessionKey) {
@@ -125,13 +132,23 @@ export function launchCommand(
   const prompt = opts.prompt;
   if (opts.firstStart && prompt && prompt.mode !== 'none') {
     // The role prompt, with the API's first message after it (upstream's "User message:").
-    const text = opts.firstMessage ? `${prompt.text}\n\nUser message:\n${opts.firstMessage}` : prompt.text;
+    const text = promptArgument(prompt, opts.firstMessage);
     if (prompt.mode === 'flag' && prompt.flag) words.push(prompt.flag);
-    words.push(shellQuote(text));
+    words.push(opts.promptFile ? `"$(cat ${shellQuote(opts.promptFile)})"` : shellQuote(text));
   } else if (opts.firstStart && opts.firstMessage && preset?.promptMode === 'arg')
     words.push(shellQuote(opts.firstMessage));
   return words.join(' ');
 }
+
+/**
+ * Upstream's `maxInlinePromptLen`: a longer prompt does not fit tmux's command buffer, so it is written
+ * to a file the command reads back.
+ */
+export const MAX_INLINE_PROMPT = 1024;
+
+/** The text a first start passes as the prompt argument (the role prompt, then the API's first message). */
+export const promptArgument = (prompt: StartPrompt, firstMessage?: string): string =>
+  firstMessage ? `${prompt.text}\n\nUser message:\n${firstMessage}` : prompt.text;
 
 /** An agent's role prompt and how its provider takes it (`arg`, `flag` with its flag, or `none`: typed). */
 export interface StartPrompt {

@@ -9,7 +9,8 @@ import {
   type LiveWorkflowConflict,
 } from '../../machines/sling/slingDecide.ts';
 import type { SlingInputBody, SlingResponse } from '../../schemas/sling.ts';
-import { resolveSlingTarget } from './slingTarget.ts';
+import { slingFormulaVars } from '../../machines/sling/slingVars.ts';
+import { defaultSlingFormula, resolveSlingTarget } from './slingTarget.ts';
 
 /** What a sling works with: the city's bead store, formulas and agents service. */
 export interface SlingContext {
@@ -20,6 +21,11 @@ export interface SlingContext {
   /** The city's agents service (`LiveCity.services.agents`): targets are its agents and pools. */
   agents: AgentApi | undefined;
   actor?: string;
+  /**
+   * The default branch of a rig's repository (of the city's without a rig): `base_branch` /
+   * `target_branch` of the formulas that take one. Empty when unknown (the variable is not added).
+   */
+  defaultBranch?: (rig: string | undefined) => Promise<string>;
 }
 
 const invalid = (field: string, message: string, value?: unknown): BadRequestError =>
@@ -45,7 +51,7 @@ function typedMissingBead(err: unknown, id: string, field: 'bead' | 'attached_be
  * scope_kind and scope_ref together, kind city or rig. The city scope must name this city; rigs are not
  * served (404). @throws BadRequestError (400 `invalid:` naming the field), NotFoundError.
  */
-export function checkSlingBody(city: string, b: SlingInputBody): void {
+export function checkSlingBody(city: string, b: SlingInputBody, targetDefault?: string): void {
   if (b.bead === undefined && b.formula === undefined) throw invalid('bead', 'bead or formula is required');
   if (b.bead !== undefined && b.formula !== undefined)
     throw invalid('formula', 'bead and formula are mutually exclusive', b.formula);
@@ -53,7 +59,8 @@ export function checkSlingBody(city: string, b: SlingInputBody): void {
     throw invalid('attached_bead_id', 'bead and attached_bead_id are mutually exclusive', b.attached_bead_id);
   if (b.attached_bead_id !== undefined && b.formula === undefined)
     throw invalid('attached_bead_id', 'attached_bead_id requires formula', b.attached_bead_id);
-  if (b.formula === undefined) {
+  // A bead slung to a target with a default formula takes the launch options for that formula.
+  if (b.formula === undefined && !(b.bead !== undefined && targetDefault)) {
     for (const field of ['vars', 'title', 'scope_kind', 'scope_ref'] as const)
       if (b[field] !== undefined) throw invalid(field, `${field} requires formula`, b[field]);
   }
@@ -83,11 +90,26 @@ export async function sling(
   ctx: SlingContext,
   body: SlingInputBody,
 ): Promise<{ status: 200 | 201; body: SlingResponse }> {
-  checkSlingBody(ctx.city, body);
   const rigContext = body.scope_kind === 'rig' ? body.scope_ref : body.scope_kind ? undefined : body.rig;
+  const targetDefault = defaultSlingFormula(ctx.agents, body.target, rigContext);
+  checkSlingBody(ctx.city, body, targetDefault);
   const target = await resolveSlingTarget(ctx.agents, body.target, rigContext);
   if (target === undefined) throw new NotFoundError(`target ${body.target} not found`);
   const actor = ctx.actor ?? 'api';
+
+  if (body.bead !== undefined && targetDefault && ctx.store.model.beads.has(body.bead)) {
+    // Upstream's default-formula sling: the formula is attached to the bead as an attached launch
+    // does; the answer is `direct` (200) unless launch options were given, then `attached` (201).
+    const options = body.vars !== undefined || !!body.title || body.scope_kind !== undefined;
+    const launched = await launch(
+      ctx,
+      { ...body, formula: targetDefault, attached_bead_id: body.bead },
+      target,
+      rigContext,
+    );
+    if (!options) return { status: 200, body: { status: 'slung', target, mode: 'direct', bead: body.bead } };
+    return { status: 201, body: { ...launched, bead: body.bead } };
+  }
 
   if (body.bead !== undefined) {
     const id = body.bead;
@@ -109,12 +131,26 @@ export async function sling(
     return { status: 200, body: answer };
   }
 
+  return { status: 201, body: await launch(ctx, body, target, rigContext) };
+}
+
+/**
+ * Cooks `body.formula` routed to `target`, standalone or attached to `body.attached_bead_id` (one batch),
+ * with upstream's sling variables. Answers the SlingResponse of the launch.
+ */
+async function launch(
+  ctx: SlingContext,
+  body: SlingInputBody,
+  target: string,
+  rigContext: string | undefined,
+): Promise<SlingResponse> {
+  const actor = ctx.actor ?? 'api';
   const formula = body.formula!;
+  const branch = ctx.defaultBranch ? await ctx.defaultBranch(rigContext) : '';
+  const vars = slingFormulaVars(formula, body.attached_bead_id, body.vars, branch);
   // In a rig context the rig's formula layers are searched above the city's (upstream `SearchPaths`).
   const from = rigContext ? { rig: rigContext } : {};
-  const { recipe } = await ctx
-    .formulas()
-    .compile(formula, body.vars ?? {}, true, body.title || undefined, from);
+  const { recipe } = await ctx.formulas().compile(formula, vars, true, body.title || undefined, from);
   let conflict: LiveWorkflowConflict | undefined;
   const launch = {
     recipe,
@@ -136,7 +172,7 @@ export async function sling(
       root_bead_id: root.id,
     };
     if (body.attached_bead_id) answer.attached_bead_id = body.attached_bead_id;
-    return { status: 201, body: answer };
+    return answer;
   } catch (err) {
     if (body.attached_bead_id) {
       const typed = typedMissingBead(err, body.attached_bead_id, 'attached_bead_id');

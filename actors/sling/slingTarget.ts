@@ -3,7 +3,7 @@ import { NotFoundError, UnavailableError } from '../runtime/errors.ts';
 
 /** What sling needs of the agents service: its templates' qualified names, when it can list them. */
 interface WithTemplates {
-  templates(): { qualified: string }[];
+  templates(): { qualified: string; defaultSlingFormula?: string }[];
 }
 
 const hasTemplates = (s: unknown): s is WithTemplates =>
@@ -31,6 +31,30 @@ export async function resolveSlingTarget(
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
     }
+  }
+  return undefined;
+}
+
+/**
+ * The `default_sling_formula` of the template `target` names (a pool instance counts as its pool), tried
+ * as `<rig>/<target>` first in a rig context; undefined when it has none or is unknown. Effects: reads
+ * the agents service's templates.
+ */
+export function defaultSlingFormula(
+  agents: AgentApi | undefined,
+  target: string,
+  rigContext: string | undefined,
+): string | undefined {
+  if (!hasTemplates(agents)) return undefined;
+  const templates = agents.templates();
+  const candidates = rigContext && !target.includes('/') ? [`${rigContext}/${target}`, target] : [target];
+  for (const name of candidates) {
+    const found =
+      templates.find((t) => t.qualified === name) ??
+      templates.find(
+        (t) => name.startsWith(`${t.qualified}-`) && /^\d+$/.test(name.slice(t.qualified.length + 1)),
+      );
+    if (found) return found.defaultSlingFormula;
   }
   return undefined;
 }

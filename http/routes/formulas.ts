@@ -19,9 +19,20 @@ import {
   FormulaScopeQuerySchema,
 } from '../../schemas/formulas.ts';
 import { cityService, runningCity } from '../cityScope.ts';
+import { EXTRAS } from './extras.ts';
 import type { AppDeps } from '../deps.ts';
 
 const tags = ['formulas'];
+/** The list's and detail's queries with `extras` (ours: each formula's `version`). */
+const ListQuery = Type.Object(
+  { ...FormulaScopeQuerySchema.properties, ...EXTRAS },
+  { additionalProperties: false },
+);
+const DetailQuery = Type.Object(
+  { ...FormulaDetailQuerySchema.properties, ...EXTRAS },
+  { additionalProperties: false },
+);
+const PreviewQuery = Type.Object(EXTRAS, { additionalProperties: false });
 const CityParams = Type.Object({ cityName: CityNameParam });
 const NameParams = Type.Object({
   cityName: CityNameParam,
@@ -96,13 +107,14 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
         summary: 'List workflow formulas',
         tags,
         params: CityParams,
-        querystring: FormulaScopeQuerySchema,
+        querystring: ListQuery,
         response: { 200: FormulaListBodySchema },
       },
     },
     async (request) => {
       const rig = await formulaScope(deps, request.params.cityName, request.query);
-      const { items, partial, total, broken } = await formulasFor(deps, request.params.cityName).list(rig);
+      const service = formulasFor(deps, request.params.cityName);
+      const { items, partial, total, broken } = await service.list(rig, request.query.extras === true);
       for (const b of broken) request.log.warn({ formula: b.name, problems: b.problems }, 'formula skipped');
       return { items, partial, total };
     },
@@ -140,13 +152,14 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
           summary: 'A formula: its steps, variables and the graph a cook would create',
           tags,
           params: NameParams,
-          querystring: FormulaDetailQuerySchema,
+          querystring: DetailQuery,
           response: { 200: FormulaDetailSchema },
         },
       },
       async (request) => {
         const rig = await formulaScope(deps, request.params.cityName, request.query);
-        return formulasFor(deps, request.params.cityName).detail(request.params.name, {}, rig);
+        const extras = request.query.extras === true;
+        return formulasFor(deps, request.params.cityName).detail(request.params.name, { rig, extras });
       },
     );
   }
@@ -160,6 +173,7 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
         tags,
         params: NameParams,
         headers: MutationHeaders,
+        querystring: PreviewQuery,
         body: FormulaPreviewBodySchema,
         response: { 200: FormulaDetailSchema },
       },
@@ -167,7 +181,13 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
     async (request) => {
       const rig = await formulaScope(deps, request.params.cityName, request.body);
       const service = formulasFor(deps, request.params.cityName);
-      return service.detail(request.params.name, request.body.vars ?? {}, rig);
+      // The preview shows what a cook would create, so it checks the variables as a cook does.
+      return service.detail(request.params.name, {
+        vars: request.body.vars ?? {},
+        strict: true,
+        rig,
+        extras: request.query.extras === true,
+      });
     },
   );
 

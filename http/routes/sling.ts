@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AGENT_SERVICE } from '../../actors/agents/index.ts';
-import { sling } from '../../actors/sling/index.ts';
+import { sling, slingDefaultBranch } from '../../actors/sling/index.ts';
 import { CityNameParam, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { SlingInputBodySchema, SlingResponseSchema } from '../../schemas/sling.ts';
 import { runningCity } from '../cityScope.ts';
@@ -45,6 +45,7 @@ export function slingRoutes(scope: FastifyInstance, deps: AppDeps): void {
           store,
           formulas: () => formulasFor(deps, cityName),
           agents: city.services[AGENT_SERVICE],
+          defaultBranch: slingDefaultBranch(city.path),
         },
         request.body,
       );

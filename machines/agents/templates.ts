@@ -18,6 +18,7 @@ export type AgentTemplateConfig = Pick<
   | 'scale_check'
   | 'depends_on'
   | 'description'
+  | 'default_sling_formula'
 >;
 
 export interface AgentTemplate {
@@ -35,6 +36,7 @@ export interface AgentTemplate {
   scaleCheck?: string;
   dependsOn: string[];
   description?: string;
+  defaultSlingFormula?: string;
 }
 
 export const qualifiedName = (a: { name: string; dir?: string }): string =>
@@ -58,6 +60,7 @@ export function templateOf(a: AgentTemplateConfig): AgentTemplate {
   if (a.start_command) t.startCommand = a.start_command;
   if (a.scale_check) t.scaleCheck = a.scale_check;
   if (a.description) t.description = a.description;
+  if (a.default_sling_formula) t.defaultSlingFormula = a.default_sling_formula;
   return t;
 }
 

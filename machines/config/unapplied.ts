@@ -28,15 +28,17 @@ export const APPLIED_AGENT_KEYS = new Set([
   'prompt_mode',
   'prompt_flag',
   'inject_fragments',
+  'pre_start',
+  'overlay_dir',
+  // Applied by POST /sling (actors/sling/sling.ts).
+  'default_sling_formula',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
 export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
-  pre_start: 'not run',
   session_setup: 'not run',
   session_setup_script: 'not run',
   session_live: 'not run',
-  overlay_dir: 'not copied',
   namepool: 'pool instances are numbered',
   wake_mode: 'sessions resume',
   idle_timeout: 'the city-wide [session] idle_timeout applies',
@@ -46,7 +48,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   on_death: 'not run',
   work_query: 'the built-in query is used',
   sling_query: 'the built-in routing is used',
-  default_sling_formula: 'slings attach no formula',
   env: 'not added to the session environment',
   option_defaults: 'not passed',
   args: "the provider's arguments are used",

@@ -1,5 +1,6 @@
 import type { Formula, FormulaStepDef, FormulaVar } from './formula.ts';
 import { topoOrder } from './graph.ts';
+import { expandRetries } from './retry.ts';
 
 /** One bead a cook will create, before it has an id. `key` is the namespaced step id. */
 export interface RecipeStep {
@@ -73,7 +74,7 @@ export function compileFormula(
   }
   for (const [k, value] of Object.entries(input)) if (!(k in vars)) vars[k] = value;
 
-  const kept = formula.steps.filter((s) => !s.condition || holds(s.condition, vars));
+  const kept = expandRetries(formula.steps.filter((s) => !s.condition || holds(s.condition, vars)));
   const keptIds = new Set(kept.map((s) => s.id));
   const byId = new Map(kept.map((s) => [s.id, s]));
   const needsOf = (id: string) => (byId.get(id)?.needs ?? []).filter((n) => keptIds.has(n));

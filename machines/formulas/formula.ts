@@ -29,7 +29,15 @@ export interface FormulaStepDef {
   assignee?: string;
   /** `{{var}} == value` or `!=`: false drops the step at compile time. */
   condition?: string;
+  /** `[steps.retry]`: the step runs as attempts under a retry control bead (upstream's). */
+  retry?: RetrySpec;
   line: number;
+}
+
+/** `[steps.retry]` (upstream `RetrySpec`): attempts in all, and the outcome once they are spent. */
+export interface RetrySpec {
+  max_attempts: number;
+  on_exhausted?: 'hard_fail' | 'soft_fail';
 }
 
 /** A parsed, validated formula. */
@@ -42,6 +50,13 @@ export interface Formula {
   type: 'workflow' | 'expansion' | 'aspect';
   vars: FormulaVar[];
   steps: FormulaStepDef[];
+  /**
+   * Parents (`extends`), by name, as written. A loaded formula has them merged in already (the library
+   * resolves them); a parsed one still names them and its `needs` are checked only after the merge.
+   */
+  extends?: string[];
+  /** The line of `extends` in the file (for problems). */
+  extendsLine?: number;
   /** Where it was read from (relative to the city, for messages). */
   file: string;
 }

@@ -1,23 +1,32 @@
 import { parse, TomlError } from 'smol-toml';
 import { findCycle } from './graph.ts';
-import type { Formula, FormulaProblem, FormulaStepDef, FormulaVar } from './formula.ts';
+import type { Formula, FormulaProblem, FormulaStepDef, FormulaVar, RetrySpec } from './formula.ts';
 import { SourceLines } from './sourceLines.ts';
 
 /** Keys upstream has that we do not compile yet: refused by name rather than silently ignored. */
-const UNSUPPORTED_TOP = ['extends', 'compose', 'template', 'advice', 'pointcuts'];
+const UNSUPPORTED_TOP = ['compose', 'template', 'advice', 'pointcuts'];
 const UNSUPPORTED_STEP = [
   'children',
   'loop',
   'gate',
   'on_complete',
   'ralph',
-  'retry',
   'expand',
   'expand_vars',
   'waits_for',
   'description_file',
 ];
-const TOP_KEYS = new Set(['formula', 'description', 'version', 'type', 'vars', 'steps', 'phase', 'pour']);
+const TOP_KEYS = new Set([
+  'formula',
+  'description',
+  'version',
+  'type',
+  'vars',
+  'steps',
+  'phase',
+  'pour',
+  'extends',
+]);
 const STEP_KEYS = new Set([
   'id',
   'title',
@@ -31,7 +40,11 @@ const STEP_KEYS = new Set([
   'depends_on',
   'assignee',
   'condition',
+  'retry',
 ]);
+/** Step keys upstream refuses next to `retry` (`validateRetry`). */
+const NOT_WITH_RETRY = ['ralph', 'loop', 'on_complete', 'gate', 'expand', 'children'];
+const ON_EXHAUSTED = new Set(['hard_fail', 'soft_fail']);
 const VAR_KEYS = new Set(['description', 'default', 'required', 'enum', 'pattern', 'type']);
 const STEP_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const FORMULA_TYPES = new Set(['workflow', 'expansion', 'aspect']);
@@ -75,25 +88,29 @@ export function parseFormula(name: string, file: string, text: string): ParseRes
   if (typeof type !== 'string' || !FORMULA_TYPES.has(type))
     at(src.key('type'), 'type', 'must be one of workflow, expansion, aspect');
 
+  const parents = doc.extends ?? [];
+  if (!isStringArray(parents) || parents.some((p) => p === ''))
+    at(src.key('extends'), 'extends', 'must be an array of formula names');
   const vars = parseVars(doc.vars, src, at);
   const steps = parseSteps(doc.steps, src, at);
-  if (problems.length === 0) checkGraph(steps, at);
+  // A formula that extends others may name their steps in `needs`: its graph is checked once merged.
+  const extending = isStringArray(parents) && parents.length > 0;
+  if (problems.length === 0 && !extending) checkGraph(steps, at);
   if (problems.length > 0) return { ok: false, problems };
-  return {
-    ok: true,
-    formula: {
-      name,
-      description: description as string,
-      version: version as number,
-      type: type as Formula['type'],
-      vars,
-      steps,
-      file,
-    },
+  const formula: Formula = {
+    name,
+    description: description as string,
+    version: version as number,
+    type: type as Formula['type'],
+    vars,
+    steps,
+    file,
   };
+  if (extending) Object.assign(formula, { extends: parents, extendsLine: src.key('extends') });
+  return { ok: true, formula };
 }
 
-type At = (line: number, field: string, message: string) => void;
+export type At = (line: number, field: string, message: string) => void;
 
 function parseVars(raw: unknown, src: SourceLines, at: At): FormulaVar[] {
   if (raw === undefined) return [];
@@ -215,13 +232,54 @@ function parseSteps(raw: unknown, src: SourceLines, at: At): FormulaStepDef[] {
     if (assignee) step.assignee = assignee;
     const condition = str('condition');
     if (condition) step.condition = condition;
+    if (value.retry !== undefined) {
+      const retry = parseRetry(value.retry, fieldLine('retry'), `${field}.retry`, at);
+      for (const k of NOT_WITH_RETRY)
+        if (k in value) at(fieldLine(k), `${field}.${k}`, `retry cannot be combined with ${k}`);
+      if (retry) step.retry = retry;
+    }
     steps.push(step);
   });
   return steps;
 }
 
-/** Unique ids, `needs` naming steps of this formula, no cycle through `needs`. */
-function checkGraph(steps: FormulaStepDef[], at: At): void {
+/** `[steps.retry]`: `max_attempts` ≥ 1, `on_exhausted` `hard_fail` or `soft_fail` (upstream's checks). */
+function parseRetry(raw: unknown, line: number, field: string, at: At): RetrySpec | undefined {
+  if (!isTable(raw)) {
+    at(line, field, 'must be a table');
+    return undefined;
+  }
+  let ok = true;
+  for (const k of Object.keys(raw))
+    if (k !== 'max_attempts' && k !== 'on_exhausted') {
+      at(line, `${field}.${k}`, 'unknown field');
+      ok = false;
+    }
+  const max = raw.max_attempts;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
+    at(line, `${field}.max_attempts`, 'max_attempts must be >= 1');
+    ok = false;
+  }
+  const onExhausted = raw.on_exhausted;
+  if (onExhausted !== undefined && (typeof onExhausted !== 'string' || !ON_EXHAUSTED.has(onExhausted))) {
+    at(
+      line,
+      `${field}.on_exhausted`,
+      `unsupported on_exhausted ${JSON.stringify(onExhausted)} (want hard_fail or soft_fail)`,
+    );
+    ok = false;
+  }
+  if (!ok) return undefined;
+  const spec: RetrySpec = { max_attempts: max as number };
+  if (onExhausted !== undefined) spec.on_exhausted = onExhausted as RetrySpec['on_exhausted'];
+  return spec;
+}
+
+/**
+ * Unique ids, `needs` naming steps of this formula, no cycle through `needs`. Exported for the merge of
+ * a formula with its parents, whose graph is checked once whole. This is a pure function.
+ */
+export function checkGraph(steps: readonly FormulaStepDef[], at: At): void {
   const byId = new Map<string, FormulaStepDef>();
   steps.forEach((s, i) => {
     if (byId.has(s.id)) at(s.line, `steps[${i}].id`, `duplicate step id ${JSON.stringify(s.id)}`);

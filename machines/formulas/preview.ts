@@ -18,16 +18,22 @@ export function varDefOf(v: Formula['vars'][number]): FormulaVarDef {
   return def;
 }
 
+/** Control kinds the preview leaves out (upstream `includeFormulaPreviewStep`): a retry's spec bead, … */
+const HIDDEN_KINDS = new Set(['scope-check', 'workflow-finalize', 'spec']);
+
 /**
  * The detail of a formula compiled to `recipe`: its steps, the edges between them (`from` the
  * prerequisite, `to` the dependent, kind `blocks`) and the preview graph of the beads a cook would create
- * (the root left out, as upstream). Nothing is written. This is a pure function.
+ * (the root and control beads left out, as upstream, with the edges that touch them). Nothing is
+ * written. This is a pure function.
  */
 export function formulaDetail(formula: Formula, recipe: Recipe): FormulaDetail {
-  const edges: FormulaPreviewEdge[] = recipe.steps.flatMap((s) =>
-    s.needs.map((need) => ({ from: need, to: s.key, kind: 'blocks' })),
+  const shown = recipe.steps.filter((s) => !HIDDEN_KINDS.has((s.metadata['gc.kind'] ?? '').trim()));
+  const keys = new Set(shown.map((s) => s.key));
+  const edges: FormulaPreviewEdge[] = shown.flatMap((s) =>
+    s.needs.filter((need) => keys.has(need)).map((need) => ({ from: need, to: s.key, kind: 'blocks' })),
   );
-  const steps: FormulaStep[] = recipe.steps.map((s) => {
+  const steps: FormulaStep[] = shown.map((s) => {
     const kind = s.metadata['gc.kind'] ?? s.type;
     const step: FormulaStep = { id: s.key, title: s.title, kind, type: s.type };
     if (s.assignee) step.assignee = s.assignee;
@@ -42,7 +48,10 @@ export function formulaDetail(formula: Formula, recipe: Recipe): FormulaDetail {
     deps: edges,
     var_defs: formula.vars.map(varDefOf),
     preview: {
-      nodes: steps.map((s) => ({ id: s.id, kind: s.kind, title: s.title })),
+      nodes: steps.map((s) => {
+        const scope = s.metadata?.['gc.scope_ref']?.trim();
+        return { id: s.id, kind: s.kind, title: s.title, ...(scope ? { scope_ref: scope } : {}) };
+      }),
       edges,
     },
   };
