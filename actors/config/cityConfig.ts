@@ -64,6 +64,8 @@ export interface CityConfig {
    * `idle_timeout = "30m"`, …) or counts (`max_wake_attempts`, `max_wakes_per_tick`); see SessionThresholds.
    */
   session?: Record<string, string | number>;
+  /** `[session.acp]` as written (`handshake_timeout`, `nudge_busy_timeout`, `output_buffer_lines`). */
+  sessionAcp?: Record<string, string | number>;
   /** `[daemon]`'s scalar keys as written (`shutdown_timeout = "5s"`: how long a city's stop waits). */
   daemon?: Record<string, string | number>;
   /** The `[[service]]` tables as written (workspace services check them: machines/workspaceServices/). */
@@ -93,6 +95,8 @@ export function renderCityToml(name: string, cfg: Omit<CityConfig, 'agents'>): s
   if (cfg.bootstrapProfile) workspace.bootstrap_profile = cfg.bootstrapProfile;
   return `# Gas City: created by the supervisor (POST /v0/city).\n${stringify({ workspace })}\n`;
 }
+
+const isTable = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -180,6 +184,9 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(doc.session && typeof doc.session === 'object' && isTable((doc.session as { acp?: unknown }).acp)
+      ? { sessionAcp: sessionTable((doc.session as { acp: object }).acp) }
+      : {}),
     ...(doc.daemon && typeof doc.daemon === 'object' ? { daemon: sessionTable(doc.daemon) } : {}),
     ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };

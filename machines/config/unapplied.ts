@@ -28,6 +28,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   'prompt_mode',
   'prompt_flag',
   'inject_fragments',
+  // Applied where the session's template resolves (actors/sessions/templates.ts): its transport.
+  'session',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
@@ -55,7 +57,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   process_names: 'not checked',
   emits_permission_warning: 'not handled',
   resume_command: "the provider's resume is used",
-  session: 'the city runtime is used',
   install_agent_hooks: 'no hook files are installed',
   hooks_installed: 'ignored',
   inject_assigned_skills: 'ignored',
@@ -103,5 +104,4 @@ const SESSION_KEYS_UNAPPLIED = [
   'debounce_ms',
   'display_ms',
   'k8s',
-  'acp',
 ];
