@@ -1,21 +1,23 @@
 /**
  * ACP figures (issue 29): a prompt's latency to its first `session/update`, through the supervisor's ACP
  * runtime against the SDK's own client talking to the same mock agent with no supervisor (the floor, same
- * run); and the supervisor's memory per ACP session with 100 running at once (the agents are child
- * processes: only this process's RSS counts). Prints one JSON line; `BENCH_QUICK=1` uses small sizes.
+ * run); and, with 100 ACP sessions in a city of a real supervisor, its RSS per session and its reconciler
+ * tick p99 (acpScale.ts says how each is measured). Prints one JSON line; `BENCH_QUICK=1` uses small sizes.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { AcpProvider } from '../actors/sessions/runtime/acpProvider.ts';
+import { acpScale } from './acpScale.ts';
 import { mockAcpAgentCommand, mockAcpAgentPath } from '../actors/sessions/runtime/presets.ts';
 
 const quick = process.env.BENCH_QUICK === '1';
 const PROMPTS = quick ? 50 : 300;
 const SESSIONS = quick ? 20 : 100;
+const TICKS = quick ? 60 : 300;
 
 const p99 = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
@@ -77,31 +79,10 @@ async function throughRuntime(dir: string): Promise<number[]> {
   return out;
 }
 
-/** RSS of this process per running ACP session, SESSIONS at once. */
-async function rssPerSession(dir: string): Promise<number> {
-  const provider = new AcpProvider();
-  global.gc?.();
-  const before = process.memoryUsage().rss;
-  await Promise.all(
-    Array.from({ length: SESSIONS }, (_, i) =>
-      provider.start(`m${i}`, {
-        command: mockAcpAgentCommand('--log-dir', dir),
-        workDir: dir,
-        identity: { sessionId: `b${i}`, instanceToken: `t${i}`, city: 'bench' },
-      }),
-    ),
-  );
-  await Promise.all(Array.from({ length: SESSIONS }, (_, i) => provider.nudge(`m${i}`, 'hello')));
-  global.gc?.();
-  const after = process.memoryUsage().rss;
-  await provider.close();
-  return (after - before) / SESSIONS / (1024 * 1024);
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'gc-bench-acp-'));
 try {
-  // Memory first, on a fresh process; then the two latencies, the floor first.
-  const rss = await rssPerSession(dir);
+  // The supervisor at scale first, on a fresh process; then the two latencies, the floor first.
+  const scale = await acpScale(join(dir, 'scale'), SESSIONS, TICKS);
   const floor = await sdkAlone(dir);
   const ours = await throughRuntime(dir);
   const figures = [
@@ -114,13 +95,45 @@ try {
       target: '≤ 2× floor',
     },
     {
-      name: `supervisor RSS per ACP session (${SESSIONS} running)`,
-      value: +rss.toFixed(2),
+      name: `supervisor RSS per ACP session (${scale.sessions} running, each answered a prompt)`,
+      value: +scale.rssPerSessionMb.toFixed(3),
       unit: 'MB',
       target: '≤ 5 MB',
     },
+    {
+      name: `reconciler tick p99, ${scale.sessions} idle ACP sessions (${TICKS} passes)`,
+      value: scale.idleTick.p99,
+      unit: 'ms',
+      floor: scale.idleObserve.p99,
+      floor_name: "the ACP runtime's batched observe() alone p99",
+      target: '≤ 50 ms',
+    },
+    {
+      name: `reconciler tick CPU time p99, ${scale.sessions} idle ACP sessions`,
+      value: scale.idleCpu.p99,
+      unit: 'ms',
+      floor: scale.idleObserve.p99,
+      floor_name: "the ACP runtime's batched observe() alone p99 (wall)",
+      target: '≤ 50 ms',
+    },
+    {
+      name: `reconciler tick CPU time p99, ${scale.sessions} ACP sessions each answering a prompt`,
+      value: scale.busyCpu.p99,
+      unit: 'ms',
+      floor: scale.busyObserve.p99,
+      floor_name: "the ACP runtime's batched observe() alone p99 (wall)",
+      target: '≤ 50 ms',
+    },
+    {
+      name: `reconciler tick p99, ${scale.sessions} ACP sessions each answering a prompt (${TICKS} passes)`,
+      value: scale.busyTick.p99,
+      unit: 'ms',
+      floor: scale.busyObserve.p99,
+      floor_name: "the ACP runtime's batched observe() alone p99",
+      target: '≤ 50 ms',
+    },
   ];
-  console.log(JSON.stringify({ name: 'acp', figures }));
+  console.log(JSON.stringify({ name: 'acp', figures, scale, load: loadavg() }));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

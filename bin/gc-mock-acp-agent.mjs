@@ -11,6 +11,8 @@
 //   garbage, huge, unknown                      a line that is not JSON, a 10 MB line, a request of an unknown method
 // Options: --session-id <id> | --resume <id>, --log-dir <dir>, and --auth-required, which plays Claude Code's ACP
 // adapter without credentials: initialize succeeds with its auth methods, session/new fails with -32603.
+// It offers session/load (loadSession): the conversation of that id is replayed as session/update
+// (user_message_chunk, agent_message_chunk) and continued; --no-load plays an agent without it.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
@@ -18,7 +20,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { PROTOCOL_VERSION, RequestError, agent, methods, ndJsonStream } from '@agentclientprotocol/sdk';
 
-const opts = { sessionId: undefined, resume: undefined, logDir: undefined, authRequired: false };
+const opts = { sessionId: undefined, resume: undefined, logDir: undefined, authRequired: false, load: true };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const arg = argv[i];
@@ -26,6 +28,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (arg === '--resume') opts.resume = argv[++i];
   else if (arg === '--log-dir') opts.logDir = argv[++i];
   else if (arg === '--auth-required') opts.authRequired = true;
+  else if (arg === '--no-load') opts.load = false;
   else fatal(`unknown argument ${arg}`);
 }
 
@@ -38,15 +41,24 @@ const logDir =
   opts.logDir ||
   process.env.GC_MOCK_LOG_DIR ||
   join(homedir(), '.claude', 'projects', process.cwd().replace(/[/.]/g, '-'));
-const conversation = opts.resume ?? opts.sessionId ?? randomUUID();
-const logFile = join(logDir, `${conversation}.jsonl`);
+let conversation = opts.resume ?? opts.sessionId ?? randomUUID();
+let logFile = join(logDir, `${conversation}.jsonl`);
 let recordCount = 0;
 let lastUuid = null;
 if (opts.resume !== undefined) {
   if (!existsSync(logFile)) fatal(`No conversation found with session ID: ${opts.resume}`);
-  const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
-  recordCount = lines.length;
-  lastUuid = lines.length > 0 ? JSON.parse(lines[lines.length - 1]).uuid : null;
+  continueLog();
+}
+
+/** Reads the log of `conversation` (for --resume, session/load) so the next records continue its chain. */
+function continueLog() {
+  const records = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  recordCount = records.length;
+  lastUuid = records.length > 0 ? records[records.length - 1].uuid : null;
+  return records;
 }
 
 function log(type, content) {
@@ -168,7 +180,7 @@ async function directive(client, sessionId, verb, args, signal) {
 const app = agent({ name: 'gc-mock-acp-agent' })
   .onRequest(methods.agent.initialize, () => ({
     protocolVersion: PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: false },
+    agentCapabilities: { loadSession: opts.load },
     agentInfo: { name: opts.authRequired ? 'Claude Code' : 'gc-mock-acp-agent', version: '1.0.0' },
     authMethods: opts.authRequired
       ? [
@@ -183,6 +195,24 @@ const app = agent({ name: 'gc-mock-acp-agent' })
   .onRequest(methods.agent.session.new, () => {
     if (opts.authRequired) throw new RequestError(-32603, 'Query closed before response received');
     return { sessionId: conversation };
+  })
+  .onRequest(methods.agent.session.load, async ({ params, client }) => {
+    if (!opts.load) throw RequestError.methodNotFound(methods.agent.session.load);
+    const file = join(logDir, `${params.sessionId}.jsonl`);
+    if (!existsSync(file)) throw RequestError.resourceNotFound(file);
+    conversation = params.sessionId;
+    logFile = file;
+    for (const record of continueLog()) {
+      const content = record.message?.content;
+      const text = typeof content === 'string' ? content : (content ?? []).map((b) => b.text ?? '').join('');
+      await say(
+        client,
+        params.sessionId,
+        text,
+        record.type === 'user' ? 'user_message_chunk' : 'agent_message_chunk',
+      );
+    }
+    return {};
   })
   .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
     const text = params.prompt

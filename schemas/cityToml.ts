@@ -102,6 +102,9 @@ export const CityConfigSchema = Type.Object({
   session: scalars(
     '`[session]`: the session lifecycle\'s thresholds (`startup_timeout = "60s"`, counts, …).',
   ),
+  sessionAcp: scalars(
+    '`[session.acp]` as written (`handshake_timeout`, `nudge_busy_timeout`, `output_buffer_lines`).',
+  ),
   daemon: scalars('`[daemon]` (`shutdown_timeout = "5s"`: how long a city\'s stop waits).'),
   services: Type.Optional(
     Type.Array(Type.Unknown(), {

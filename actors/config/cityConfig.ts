@@ -24,6 +24,8 @@ export function renderCityToml(name: string, cfg: Omit<CityConfig, 'agents'>): s
   return `# Gas City: created by the supervisor (POST /v0/city).\n${stringify({ workspace })}\n`;
 }
 
+const isTable = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
@@ -125,6 +127,9 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     agents,
     namedSessions,
     ...(doc.session && typeof doc.session === 'object' ? { session: sessionTable(doc.session) } : {}),
+    ...(doc.session && typeof doc.session === 'object' && isTable((doc.session as { acp?: unknown }).acp)
+      ? { sessionAcp: sessionTable((doc.session as { acp: object }).acp) }
+      : {}),
     ...(doc.daemon && typeof doc.daemon === 'object' ? { daemon: sessionTable(doc.daemon) } : {}),
     ...(Array.isArray(doc.service) ? { services: doc.service as unknown[] } : {}),
   };

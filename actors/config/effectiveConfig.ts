@@ -72,6 +72,17 @@ function cityPresets(c: ComposedConfig): Record<string, ProviderPreset> {
     if (spec.prompt_mode !== undefined) preset.promptMode = spec.prompt_mode as ProviderPreset['promptMode'];
     if (strOf(spec.prompt_flag)) preset.promptFlag = String(spec.prompt_flag);
     if (typeof spec.ready_delay_ms === 'number') preset.readyDelayMs = spec.ready_delay_ms;
+    // ACP: the provider's own `supports_acp` wins over its builtin's; `acp_command`/`acp_args` (upstream's
+    // provider keys) name the ACP form when it is not the command itself.
+    if (typeof spec.supports_acp === 'boolean') preset.supportsAcp = spec.supports_acp;
+    const acpArgs = Array.isArray(spec.acp_args) ? spec.acp_args.map(String) : undefined;
+    if (strOf(spec.acp_command) || acpArgs)
+      preset.acpCommand = [
+        strOf(spec.acp_command) ?? command,
+        ...(acpArgs ?? (strOf(spec.acp_command) ? [] : args)),
+      ]
+        .map(shellQuote)
+        .join(' ');
     out[name] = preset;
   }
   return out;

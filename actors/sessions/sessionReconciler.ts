@@ -258,7 +258,10 @@ export class SessionReconciler {
     // An ACP agent takes its first message as its first prompt, not as an argument.
     if (cfg.firstPrompt) await runtime.nudge(s.sessionName, cfg.firstPrompt).catch(() => undefined);
     this.#seen.set(s.sessionName, { running: true, lastActivity: this.deps.now(), token });
-    await book.decide((m, ctx) => decideStarted(m, id, this.deps.now(), book.snapshotOf, ctx));
+    // The ACP agent's session id, so the next start (a restart, a wake) reattaches it.
+    const acpSession = runtime.acpSession?.(s.sessionName);
+    const extra: Record<string, string> = acpSession ? { [K.acpSessionId]: acpSession.id } : {};
+    await book.decide((m, ctx) => decideStarted(m, id, this.deps.now(), book.snapshotOf, ctx, extra));
     // The prompt a provider does not take as an argument, and the agent's nudge: typed once it is up.
     const nudge = firstStart ? startupNudge(s.meta) : undefined;
     if (nudge) await runtime.nudge(s.sessionName, nudge).catch(() => undefined);
@@ -304,6 +307,7 @@ export class SessionReconciler {
       ...(preset?.readyDelayMs && !preset.readyPromptPrefix ? { readyDelayMs: preset.readyDelayMs } : {}),
       ...(acp ? { transport: 'acp' as const } : {}),
       ...(acp && firstStart && firstMessage ? { firstPrompt: firstMessage } : {}),
+      ...(acp && !firstStart && s.meta[K.acpSessionId] ? { acpSessionId: s.meta[K.acpSessionId] } : {}),
     };
   }
 }

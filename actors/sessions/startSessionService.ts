@@ -11,6 +11,8 @@ import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import { parseDuration } from '../runtime/duration.ts';
+import { acpSessionSettings, type AcpSessionSettings } from '../../machines/config/sessionAcp.ts';
+import type { AcpProviderOptions } from './runtime/acpProvider.ts';
 import { openRuntimeProvider, parseRuntimeKind, type RuntimeKind } from './runtime/openProvider.ts';
 import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { installClaudeHooks } from './providerHooks.ts';
@@ -88,6 +90,7 @@ export async function startSessionService(
       city: city.name,
       home: city.home ?? city.path,
     },
+    acpOptions(acpSessionSettings(city.config.sessionAcp)),
   );
   // Provider hooks: a city whose .claude/settings.json is broken still starts (its sessions run without).
   try {
@@ -141,6 +144,11 @@ async function reportSessionActors(
     city.log.detach(reporter);
     reporter.stop();
   };
+}
+
+/** `[session.acp]` as the ACP runtime takes it (nudge_busy_timeout is not applied: prompts queue). */
+function acpOptions(s: AcpSessionSettings): AcpProviderOptions {
+  return { handshakeTimeoutMs: s.handshakeTimeoutMs, maxLines: s.outputBufferLines };
 }
 
 /** The factory the supervisor's default services list holds. */

@@ -32,6 +32,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   'overlay_dir',
   // Applied by POST /sling (actors/sling/sling.ts).
   'default_sling_formula',
+  // Applied where the session's template resolves (actors/sessions/templates.ts): its transport.
+  'session',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
@@ -56,7 +58,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   process_names: 'not checked',
   emits_permission_warning: 'not handled',
   resume_command: "the provider's resume is used",
-  session: 'the city runtime is used',
   install_agent_hooks: 'no hook files are installed',
   hooks_installed: 'ignored',
   inject_assigned_skills: 'ignored',
@@ -104,5 +105,4 @@ const SESSION_KEYS_UNAPPLIED = [
   'debounce_ms',
   'display_ms',
   'k8s',
-  'acp',
 ];

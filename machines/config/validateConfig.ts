@@ -11,6 +11,8 @@ import {
   type Table,
 } from './layers.ts';
 import { didYouMean, type ConfigProblem } from './problems.ts';
+import { agentSessionProblem, sessionAcpProblems } from './sessionAcp.ts';
+import { resolveProvider } from './resolveProvider.ts';
 import { sessionProviderProblem } from './sessionProvider.ts';
 import { unappliedProblems } from './unapplied.ts';
 
@@ -142,6 +144,13 @@ export function validateConfig(
       error(file, `${field}.min_active_sessions`, 'greater than max_active_sessions');
     if (a.suspended !== undefined && typeof a.suspended !== 'boolean')
       error(file, `${field}.suspended`, 'expected a boolean');
+    const providerName = strOf(a.provider) ?? defaultProvider;
+    const transport = agentSessionProblem(
+      a,
+      providerName ? { name: providerName, spec: resolveProvider(c, providerName) } : undefined,
+      c.providers,
+    );
+    if (transport) error(fileOf(c.sources[`agents.${id}.session`] ?? source), `${field}.session`, transport);
   });
   dependencyProblems(c.agents).forEach((p) => out.push(p));
 
@@ -174,6 +183,7 @@ export function validateConfig(
 
   const runtime = sessionProviderProblem(city);
   if (runtime) out.push(runtime);
+  out.push(...sessionAcpProblems(city, c.sources));
   out.push(...unappliedProblems(c));
 
   for (const { field, target } of c.unmatchedPatches) error(CITY_FILE, field, `${target} is not defined`);

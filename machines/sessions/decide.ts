@@ -71,6 +71,8 @@ export function decideStarted(
   nowMs: number,
   snapshotOf: SnapshotOf,
   ctx: EventContext,
+  /** What the runtime reported at start to keep with the session (the ACP session id). */
+  extra: Readonly<Record<string, string>> = {},
 ): Outcome<SessionRecord> {
   return onSession(model, id, (s) => {
     const command: SessionCommand = s.state === 'creating' ? 'ready' : 'wake';
@@ -84,6 +86,7 @@ export function decideStarted(
       ...NO_WAKE,
       [K.createRequest]: '',
       [K.freshStart]: '',
+      ...extra,
     };
     if (!s.meta[K.creationCompleteAt]) meta[K.creationCompleteAt] = iso(nowMs);
     return patch(model, s, meta, ctx, (after, bead) => {

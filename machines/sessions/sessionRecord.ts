@@ -67,6 +67,8 @@ export const K = {
   freshStart: 'gc.fresh_start',
   /** Ours: the newest keyed messages and submits accepted, with their first 202 (keyedRequests.ts). */
   keyedRequests: 'gc.keyed_requests',
+  /** Ours: the ACP agent's session id of the last start, reattached (`session/load`) by the next one. */
+  acpSessionId: 'gc.acp_session_id',
 } as const;
 
 export interface PendingRequest {

@@ -2,12 +2,14 @@
  * Sessions that speak the Agent Client Protocol (`[session] provider = "acp"`, or an agent's `session = "acp"`
  * whose provider supports it): the agent runs on pipes like a subprocess session, and the supervisor is its
  * ACP client through the official SDK (acpSession.ts). Start is the handshake (`initialize`, `session/new`);
- * a nudge is a `session/prompt`; interrupt is `session/cancel`; permission requests are the session's pending
+ * a restart reattaches the agent's earlier session with `session/load` where it offers it; a nudge is a
+ * `session/prompt`; interrupt is `session/cancel`; permission requests are the session's pending
  * interaction, answered by `respond`. There is no terminal: attach and raw keys are precise errors. Sessions
  * end with the supervisor (pipes), as on the subprocess runtime, and the reconciler starts them again.
  */
 import { AcpSession, type AcpLimits } from './acpSession.ts';
 import type { PendingInteraction } from '../pending/detect.ts';
+import type { LogEntry } from '../transcript/logEntry.ts';
 import {
   RuntimeError,
   SessionDiedDuringStartupError,
@@ -67,7 +69,7 @@ export class AcpProvider implements RuntimeProvider {
             ),
           );
         });
-        session.handshake(cfg.workDir).then(resolve, async (err: Error) => {
+        session.handshake(cfg.workDir, cfg.acpSessionId).then(resolve, async (err: Error) => {
           // A connection that closed because the process ended is that death (reported above), not this.
           const ended = await Promise.race([
             session.exited.then(() => true),
@@ -153,6 +155,15 @@ export class AcpProvider implements RuntimeProvider {
   async respond(name: string, requestId: string, option: string): Promise<void> {
     if (!this.running(name).respond(requestId, option))
       throw new RuntimeError(`session ${name} has no pending request ${requestId} with an option ${option}`);
+  }
+
+  acpSession(name: string): { id: string; began: 'new' | 'load' } | undefined {
+    const s = this.sessions.get(name);
+    return s?.agentSessionId && s.began ? { id: s.agentSessionId, began: s.began } : undefined;
+  }
+
+  conversation(name: string): LogEntry[] | undefined {
+    return this.sessions.get(name)?.conversation.logEntries();
   }
 
   async getMeta(name: string, key: string): Promise<string> {

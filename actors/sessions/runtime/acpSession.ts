@@ -22,6 +22,7 @@ import {
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import type { PendingInteraction } from '../pending/detect.ts';
+import { AcpConversation } from './acpConversation.ts';
 import { WorkDirAccess } from './acpWorkDir.ts';
 import { processTree, terminate } from './processTree.ts';
 import type { SessionIdentity, StartConfig } from './provider.ts';
@@ -46,8 +47,12 @@ export class AcpSession {
   /** Why the session was ended by us (a protocol violation); undefined for a process that ended by itself. */
   error?: string;
   lastActivity = 0;
-  /** The agent's session id once `session/new` answered. */
+  /** The agent's session id once `session/new` (or `session/load`) answered. */
   agentSessionId?: string;
+  /** How the session began: `new`, or `load` (the agent's earlier session reattached). */
+  began?: 'new' | 'load';
+  /** The conversation from the protocol's updates (the transcript of an agent whose log is not found). */
+  readonly conversation = new AcpConversation();
   init?: InitializeResponse;
   readonly meta = new Map<string, string>();
   /** `change`: new output, a turn's end, a permission asked, the end of the process. */
@@ -190,23 +195,54 @@ export class AcpSession {
     });
   }
 
-  /** `initialize` then `session/new`; resolves once the session takes prompts. @throws Error with the agent's words. */
-  async handshake(workDir: string): Promise<void> {
+  /**
+   * `initialize`, then `session/load` of `loadId` when there is one and the agent offers it
+   * (`agentCapabilities.loadSession`: its replay of the history is folded as any update), else (or when the
+   * load is refused) `session/new`; resolves once the session takes prompts. @throws Error with the agent's words.
+   */
+  async handshake(workDir: string, loadId?: string): Promise<void> {
     this.init = await this.conn.agent.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
       clientInfo: { name: 'gc', version: '1' },
     });
+    if (loadId && this.init.agentCapabilities?.loadSession === true) {
+      try {
+        await this.conn.agent.request(methods.agent.session.load, {
+          sessionId: loadId,
+          cwd: workDir,
+          mcpServers: [],
+        });
+        this.agentSessionId = loadId;
+        this.began = 'load';
+      } catch (err) {
+        // A session the agent no longer has: a new one, and the reason on the screen.
+        this.write(
+          `gc: session/load of ${loadId} refused (${(err as Error).message}); a new ACP session\n`,
+          'gc',
+        );
+      }
+    }
+    if (!this.agentSessionId) await this.newSession(workDir);
+    this.lastActivity = Date.now();
+    this.conversation.endTurn();
+    this.newLine();
+    this.changed();
+    this.pump();
+  }
+
+  private async newSession(workDir: string): Promise<void> {
+    const init = this.init!;
     try {
       const created = await this.conn.agent.request(methods.agent.session.new, {
         cwd: workDir,
         mcpServers: [],
       });
       this.agentSessionId = created.sessionId;
-      this.lastActivity = Date.now();
+      this.began = 'new';
     } catch (err) {
-      const agentName = this.init.agentInfo?.title ?? this.init.agentInfo?.name ?? 'the agent';
-      const hints = (this.init.authMethods ?? []).map((m) => m.description ?? m.name).filter(Boolean);
+      const agentName = init.agentInfo?.title ?? init.agentInfo?.name ?? 'the agent';
+      const hints = (init.authMethods ?? []).map((m) => m.description ?? m.name).filter(Boolean);
       const code = err instanceof RequestError ? ` (${err.code})` : '';
       throw new Error(
         `${agentName} refused session/new${code}: ${(err as Error).message}` +
@@ -214,8 +250,6 @@ export class AcpSession {
         { cause: err },
       );
     }
-    this.changed();
-    this.pump();
   }
 
   /** Ends the session for a protocol violation: the error is shown and the process stopped. */
@@ -251,6 +285,7 @@ export class AcpSession {
     this.lastActivity = Date.now();
     this.newLine();
     this.lines.push(`❯ ${text}`);
+    this.conversation.prompt(text);
     this.changed();
     const sessionId = this.agentSessionId;
     this.conn.agent
@@ -258,6 +293,7 @@ export class AcpSession {
       .catch((err: Error) => this.write(`gc: the prompt failed: ${err.message}\n`, 'gc'))
       .finally(() => {
         this.busy = false;
+        this.conversation.endTurn();
         this.newLine();
         this.changed();
         this.pump();
@@ -320,7 +356,14 @@ export class AcpSession {
 
   private fold(update: SessionUpdate): void {
     this.lastActivity = Date.now();
+    this.conversation.fold(update);
     switch (update.sessionUpdate) {
+      case 'user_message_chunk':
+        // The history an agent replays on session/load: its prompts as typed ones.
+        if (update.content.type !== 'text') break;
+        if (this.partialKind !== 'user') this.write('❯ ', 'user');
+        this.write(update.content.text, 'user');
+        break;
       case 'agent_message_chunk':
       case 'agent_thought_chunk':
         if (update.content.type === 'text') this.write(update.content.text, update.sessionUpdate);

@@ -4,7 +4,7 @@
  * Any but acp is wrapped so that agents with `session = "acp"` run on ACP beside the others.
  */
 import { tmuxSocketFor } from '../../../schemas/sessionRuntime.ts';
-import { AcpProvider } from './acpProvider.ts';
+import { AcpProvider, type AcpProviderOptions } from './acpProvider.ts';
 import { ExecProvider } from './execProvider.ts';
 import { FakeRuntimeProvider } from './fakeProvider.ts';
 import type { RuntimeProvider } from './provider.ts';
@@ -30,8 +30,14 @@ export interface RuntimePlace {
   home: string;
 }
 
-export function openRuntimeProvider(kind: RuntimeKind, place: RuntimePlace): RuntimeProvider {
-  return kind === 'acp' ? new AcpProvider() : new RoutingProvider(openBase(kind, place));
+/** `acp`: the city's `[session.acp]` settings, for every session that speaks ACP (all, or its agents'). */
+export function openRuntimeProvider(
+  kind: RuntimeKind,
+  place: RuntimePlace,
+  acp: AcpProviderOptions = {},
+): RuntimeProvider {
+  if (kind === 'acp') return new AcpProvider(acp);
+  return new RoutingProvider(openBase(kind, place), () => new AcpProvider(acp));
 }
 
 function openBase(kind: RuntimeKind, place: RuntimePlace): RuntimeProvider {

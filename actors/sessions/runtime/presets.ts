@@ -1,7 +1,7 @@
 /**
  * The builtin agent CLI presets, as data: how each CLI is started, when it is ready, how a conversation is
  * named and resumed. `mock` runs the repository's own deterministic agent (bin/gc-mock-agent.mjs); the others
- * carry upstream's facts for claude, codex and gemini (only what upstream states; absent fields are unknown).
+ * carry upstream's facts for claude, codex, gemini and opencode (only what upstream states; absent fields are unknown).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +89,18 @@ function makePresets(): Record<string, ProviderPreset> {
       readyDelayMs: 3_000,
       processNames: ['codex'],
       printArgs: ['exec'],
+    },
+    // Upstream's other ACP-speaking builtin; its ACP server is the `acp` subcommand.
+    opencode: {
+      name: 'opencode',
+      command: 'opencode',
+      promptMode: 'none',
+      readyDelayMs: 8_000,
+      processNames: ['opencode', 'node', 'bun'],
+      supportsAcp: true,
+      acpCommand: 'opencode acp',
+      supportsHooks: true,
+      instructionsFile: 'AGENTS.md',
     },
     gemini: {
       name: 'gemini',

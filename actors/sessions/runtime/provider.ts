@@ -1,4 +1,5 @@
 import type { PendingInteraction } from '../pending/detect.ts';
+import type { LogEntry } from '../transcript/logEntry.ts';
 
 /**
  * The runtime a session's agent process runs on (tmux, subprocess, or the in-memory fake of the tests).
@@ -59,6 +60,15 @@ export interface RuntimeProvider {
    * or an option's id). @throws SessionNotFoundError; RuntimeError when that request is no longer pending.
    */
   respond?(name: string, requestId: string, option: string): Promise<void>;
+  /**
+   * ACP: the agent's session id of a running session (what a later start reattaches), and whether it began
+   * by `session/load`. Runtimes without a protocol leave it out.
+   */
+  acpSession?(name: string): { id: string; began: 'new' | 'load' } | undefined;
+  /**
+   * The conversation the runtime itself saw (ACP's updates), as log entries; undefined where it has none.
+   */
+  conversation?(name: string): LogEntry[] | undefined;
   /** Releases what the provider holds (child handles, timers); sessions on tmux keep running. */
   close(): Promise<void>;
 }
@@ -95,6 +105,8 @@ export interface StartConfig {
   readyDelayMs?: number;
   /** `acp`: the agent speaks the Agent Client Protocol (an agent's `session = "acp"`). */
   transport?: 'acp';
+  /** ACP: the agent's session of an earlier start, reattached with `session/load` where the agent offers it. */
+  acpSessionId?: string;
 }
 
 export interface Observation {

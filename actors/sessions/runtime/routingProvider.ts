@@ -6,6 +6,7 @@
  */
 import { AcpProvider } from './acpProvider.ts';
 import type { PendingInteraction } from '../pending/detect.ts';
+import type { LogEntry } from '../transcript/logEntry.ts';
 import { readPending } from '../pending/readPending.ts';
 import { APPROVAL_KEYS } from '../pending/patterns.ts';
 import type { Observation, RuntimeCapabilities, RuntimeProvider, StartConfig } from './provider.ts';
@@ -93,6 +94,14 @@ export class RoutingProvider implements RuntimeProvider {
     const provider = this.of(name);
     if (provider.respond) return provider.respond(name, requestId, option);
     await provider.sendKeys(name, APPROVAL_KEYS[option] ?? option);
+  }
+
+  acpSession(name: string): { id: string; began: 'new' | 'load' } | undefined {
+    return this.onAcp.has(name) ? this.acp.acpSession(name) : undefined;
+  }
+
+  conversation(name: string): LogEntry[] | undefined {
+    return this.onAcp.has(name) ? this.acp.conversation(name) : this.base.conversation?.(name);
   }
 
   async close(): Promise<void> {
