@@ -14,10 +14,10 @@ import { startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
  * `city.created` and `controller.started` come before its `request.result.city.create`, its
  * `controller.stopped` before its `request.result.city.unregister`, every event exactly once. The city
  * log is closed at detach; the stream reads it on for the grace (cityDetach.ts). The suite runs
- * `GC_CAUSAL_CITIES` creates (default 40); bench/causalOrder.ts runs 1,000.
+ * `GC_CAUSAL_CITIES` creates (default 30); bench/causalOrder.ts runs 1,000.
  */
 
-const CITIES = Number(process.env.GC_CAUSAL_CITIES ?? 40);
+const CITIES = Number(process.env.GC_CAUSAL_CITIES ?? 30);
 
 /** A random source with a seed, so a failure can be replayed (the seed is printed). */
 function seeded(seed: number): () => number {
