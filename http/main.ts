@@ -70,7 +70,7 @@ export async function runSupervisor(
   try {
     supervisor = await Supervisor.start(config, backend, { ...options, logger });
     if (options.inspect) {
-      supervisor.inspection.attachInspector(await connectStatelyInspector(options.inspect));
+      supervisor.inspection.attachInspector(await connectStatelyInspector(options.inspect, { logger }));
       logger.info({ url: options.inspect }, 'sending actor inspection events to the XState inspector');
     }
     // A configured API token authenticates every request, so it opens mutations beyond loopback too.

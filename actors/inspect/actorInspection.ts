@@ -7,6 +7,11 @@ export interface InspectorTarget {
   actor(id: string, actor: ObservedActor, parentId: string | undefined): void;
   /** A committed transition: the event decided and the snapshot it led to. */
   transition(id: string, actor: ObservedActor, event: EventObject | undefined): void;
+  /**
+   * Given, once attached, the function that announces every live actor again with its current snapshot: a
+   * target with a connection calls it on each (re)connect, so the peer sees the actors as they are now.
+   */
+  connected?(announce: () => void): void;
   stop(): void;
 }
 
@@ -111,9 +116,19 @@ export class ActorInspection implements ActorObserver {
     return this.#listeners.size;
   }
 
-  /** Forwards to the XState inspector from now on; the live actors are announced to it at once. */
+  /**
+   * Forwards to the XState inspector from now on; the live actors are announced to it at once, and again
+   * whenever it says it (re)connected.
+   */
   attachInspector(target: InspectorTarget): void {
     this.#target = target;
+    target.connected?.(() => {
+      if (this.#target === target) this.#announce(target);
+    });
+    this.#announce(target);
+  }
+
+  #announce(target: InspectorTarget): void {
     for (const entry of this.#live.values()) {
       target.actor(entry.id, entry.actor, parentOf(entry.id, entry.actor));
     }

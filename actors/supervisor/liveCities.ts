@@ -24,10 +24,24 @@ export type LiveCityInput = Omit<LiveCity, 'log'> & { readonly log?: LogRuntime 
 /** How long after the last city leaves the supervisor stream still answers (as upstream's grace). */
 export const UNREGISTER_GRACE_MS = 120_000;
 
+/** `forgotten`: a departed city's log left the supervisor mux (its grace ended, or the city came back). */
 export type LiveCityChange =
   | { kind: 'attached'; city: LiveCity }
   | { kind: 'updated'; city: LiveCity }
-  | { kind: 'detached'; city: LiveCity };
+  | { kind: 'detached'; city: LiveCity }
+  | { kind: 'forgotten'; city: LiveCity };
+
+export interface LiveCitiesOptions {
+  /** How long a departed city's log stays in the supervisor mux (default {@link UNREGISTER_GRACE_MS}). */
+  graceMs?: number;
+  /** Told when a departed city's log leaves the mux: its owner closes it. */
+  release?: (journal: Journal) => void;
+}
+
+interface Departed {
+  readonly city: LiveCity;
+  readonly timer: NodeJS.Timeout;
+}
 
 /**
  * The in-memory read model of the cities whose logs are open: running cities and transient ones
@@ -37,14 +51,26 @@ export type LiveCityChange =
 export class LiveCities {
   readonly #cities = new Map<string, LiveCity>();
   readonly #listeners = new Set<(change: LiveCityChange) => void>();
+  /** Unregistered cities whose logs the supervisor mux still reads, by name. */
+  readonly #departed = new Map<string, Departed>();
+  readonly #graceMs: number;
+  readonly #release: (journal: Journal) => void;
   #lastDetachedAt: number | undefined;
 
-  constructor(readonly supervisorLog: Journal) {}
+  constructor(
+    readonly supervisorLog: Journal,
+    options: LiveCitiesOptions = {},
+  ) {
+    this.#graceMs = options.graceMs ?? UNREGISTER_GRACE_MS;
+    this.#release = options.release ?? (() => {});
+  }
 
   /** Adds or replaces a city; listeners hear `attached` (new name) or `updated`. */
   set(input: LiveCityInput): void {
     const city: LiveCity = { ...input, log: input.log ?? new LogRuntime(input.journal) };
     const existed = this.#cities.has(city.name);
+    // A city back under a departed name: its live log is the one the mux reads from now on.
+    this.#drop(city.name, city.journal);
     this.#cities.set(city.name, city);
     this.#emit({ kind: existed ? 'updated' : 'attached', city });
   }
@@ -61,6 +87,38 @@ export class LiveCities {
     this.#cities.delete(name);
     this.#lastDetachedAt = now;
     this.#emit({ kind: 'detached', city });
+  }
+
+  /**
+   * An unregistered city leaves (listeners hear `detached`: its own streams end, its routes 404), but
+   * `readable`, a read handle on its log, stays in {@link logs} for the grace, as upstream keeps recently
+   * unregistered cities in its multiplexer: the supervisor stream then still delivers the city's last
+   * events (`controller.stopped`) before the request's terminal that records them as its causes, whether
+   * it reads at the head or resumes from any cursor taken within the grace. No-op when absent.
+   */
+  depart(name: string, readable: Journal, now = Date.now()): void {
+    const city = this.#cities.get(name);
+    if (!city) return;
+    this.#drop(name);
+    const timer = setTimeout(() => this.#drop(name), this.#graceMs);
+    timer.unref();
+    this.#departed.set(name, { city: { ...city, journal: readable, running: false }, timer });
+    this.remove(name, now);
+  }
+
+  /** Ends a departed city's grace: its log leaves the mux, and is released unless `keep` (it is live again). */
+  #drop(name: string, keep?: Journal): void {
+    const departed = this.#departed.get(name);
+    if (!departed) return;
+    clearTimeout(departed.timer);
+    this.#departed.delete(name);
+    if (departed.city.journal !== keep) this.#release(departed.city.journal);
+    if (!keep) this.#emit({ kind: 'forgotten', city: departed.city });
+  }
+
+  /** Names of departed cities whose logs are still in the mux (tests watch the grace through it). */
+  get departed(): string[] {
+    return [...this.#departed.keys()];
   }
 
   /**
@@ -87,9 +145,13 @@ export class LiveCities {
     return [...this.#cities.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Every log in the supervisor mux now, `__supervisor__` included, keyed by cursor name. */
+  /**
+   * Every log in the supervisor mux now, keyed by cursor name: `__supervisor__`, every attached city's,
+   * and departed cities' within their grace ({@link depart}).
+   */
   logs(): Map<string, Journal> {
     const logs = new Map<string, Journal>([[SUPERVISOR_LOG, this.supervisorLog]]);
+    for (const { city } of this.#departed.values()) logs.set(city.name, city.journal);
     for (const city of this.#cities.values()) logs.set(city.name, city.journal);
     return logs;
   }

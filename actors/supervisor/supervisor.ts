@@ -2,6 +2,7 @@ import { randomHex } from '../runtime/randomHex.ts';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { CityActor } from './cityActor.ts';
+import { closeDeparted, detachCity, readerBackend } from './cityDetach.ts';
 import { CityOpClaims } from './cityOpClaims.ts';
 import { createCity } from './cityCreate.ts';
 import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
@@ -90,6 +91,8 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
   readonly #reconciler: Reconciler;
   readonly #stopTimeoutMs: number;
   #closing: Promise<void> | undefined;
+  /** Opens departed cities' read handles (cityDetach.ts); closed with the supervisor. */
+  readonly #readers: JournalBackend | undefined;
   /** Cluster mode (`config.cluster`): leases, replicas, adoption. Undefined for a lone supervisor. */
   cluster: ClusterCoordinator | undefined;
 
@@ -114,7 +117,8 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.services = options.services ?? DEFAULT_CITY_SERVICES;
     this.hardDependencies = options.hardDependencies ?? HARD_DEPENDENCIES;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-    this.live = new LiveCities(log.journal);
+    this.live = new LiveCities(log.journal, { release: closeDeparted });
+    this.#readers = readerBackend(backend, config);
     const cities = this.cities;
     this.claims = new CityOpClaims({
       get pending() {
@@ -235,12 +239,9 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
 
   async detach(city: CityActor): Promise<void> {
     this.cities.delete(city.name);
-    this.live.remove(city.name);
-    // Its streams ended with the detach; the log itself stays (file or stream), only the handle goes. The
-    // handle is closed at once (a late write is refused from here on), its runtime's readers alongside.
-    const journalClosed = city.journal.close().catch(() => undefined);
-    await city.log.close().catch(() => undefined);
-    await journalClosed;
+    // Its streams end with the detach; the log itself stays (file or stream), only the writer's handle
+    // goes; the supervisor stream reads it on for the grace (cityDetach.ts).
+    await detachCity(this.live, this.#readers, city);
     await this.cluster?.released(city.name);
   }
 
@@ -342,10 +343,13 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
       clearTimeout(timer);
       await this.cluster?.stop();
       for (const city of this.cities.values()) await city.stopServices();
+      // Departed cities' read handles go with the supervisor, whatever else fails.
+      const readersClosed = this.#readers?.close().catch(() => undefined);
       await this.log.stopped().catch((err: unknown) => {
         if (!this.cluster) throw err;
       });
       await this.cluster?.node.leave();
+      await readersClosed;
     })();
     return this.#closing;
   }
