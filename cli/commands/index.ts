@@ -1,3 +1,14 @@
+import {
+  Convoy,
+  Handoff,
+  Hook,
+  Mail,
+  Nudge,
+  Prime,
+  Runtime,
+  SessionNudge,
+  SessionPeek,
+} from './agentFacing.ts';
 import AgentAdd from './agent/add.ts';
 import AgentList from './agent/list.ts';
 import AgentOutput from './agent/output.ts';
@@ -70,6 +81,15 @@ import RigSuspend from './rig/suspend.ts';
  * command must be added here. Command modules stay light: heavy dependencies are imported inside `run()`.
  */
 export const COMMANDS = {
+  hook: Hook,
+  prime: Prime,
+  mail: Mail,
+  convoy: Convoy,
+  runtime: Runtime,
+  nudge: Nudge,
+  handoff: Handoff,
+  'session:peek': SessionPeek,
+  'session:nudge': SessionNudge,
   'agent:add': AgentAdd,
   'agent:list': AgentList,
   'agent:output': AgentOutput,
