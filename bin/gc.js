@@ -8,7 +8,7 @@ const FAST_SESSION = new Set(['peek', 'nudge']);
 const fast =
   FAST.has(process.argv[2]) || (process.argv[2] === 'session' && FAST_SESSION.has(process.argv[3]));
 if (fast && !process.argv.includes('--help')) {
-  const { runAgentCommand } = await import('../dist/cli/agent/main.js');
+  const { runAgentCommand } = await import('../dist/cli/agent/main.bundle.js');
   const code = await runAgentCommand(process.argv.slice(2));
   if (process.stdout.writableLength > 0) await new Promise((resolve) => process.stdout.write('', resolve));
   process.exit(code);
