@@ -55,6 +55,7 @@ import SessionSuspend from './session/suspend.ts';
 import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
 import Sling from './sling.ts';
+import Status from './status.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
@@ -136,6 +137,7 @@ export const COMMANDS = {
   'session:transcript': SessionTranscript,
   'session:wake': SessionWake,
   sling: Sling,
+  status: Status,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,

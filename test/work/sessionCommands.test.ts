@@ -91,6 +91,56 @@ t.test('session commands agents run', async (t) => {
     );
   });
 
+  await t.test('gc status: text and --json; gc convoy show is convoy status', async (t) => {
+    const json = await city.gc(['status', '--json']);
+    t.equal(json.code, 0, json.stderr);
+    const s = JSON.parse(json.stdout) as Record<string, unknown>;
+    t.match(s, {
+      city_name: city.name,
+      city_path: city.dir,
+      controller: { running: true },
+      suspended: false,
+      agents: [],
+      rigs: [],
+      summary: { active_sessions: 1, suspended_sessions: 0 },
+    });
+    t.same(Object.keys(s).sort(), [
+      'agents',
+      'city_name',
+      'city_path',
+      'controller',
+      'rigs',
+      'summary',
+      'suspended',
+    ]);
+    const text = await city.gc(['status']);
+    t.equal(text.code, 0, text.stderr);
+    t.ok(
+      text.stdout.startsWith(
+        `${city.name}  ${city.dir}\nController: running (supervisor)\nSuspended:  no\n\nAgents:\n`,
+      ),
+      text.stdout,
+    );
+    t.ok(text.stdout.endsWith(' agents running\n\nSessions: 1 active, 0 suspended\n'), text.stdout);
+    const byPath = await city.gc(['status', city.dir, '--json']);
+    t.equal(JSON.parse(byPath.stdout).city_name, city.name, 'a city directory as the argument');
+    const bad = await city.gc(['status', 'nowhere-city']);
+    t.equal(bad.code, 1);
+    t.match(bad.stderr, /^gc status: [^\n]+\n$/);
+    const down = await city.gc(['status'], { GC_API: 'http://127.0.0.1:1' });
+    t.equal(down.code, 1);
+    t.match(down.stderr, /^gc status: [^\n]*127\.0\.0\.1:1[^\n]*\n$/);
+
+    const bead = JSON.parse((await city.bd(['create', 'Convoy member', '--json'])).stdout) as { id: string };
+    const made = await city.gc(['convoy', 'create', 'batch', bead.id]);
+    const cid = /^Created convoy (\S+) /.exec(made.stdout)?.[1];
+    t.ok(cid, made.stdout + made.stderr);
+    const status = await city.gc(['convoy', 'status', cid!]);
+    const show = await city.gc(['convoy', 'show', cid!]);
+    t.equal(status.code, 0, status.stderr);
+    t.same([show.code, show.stdout], [0, status.stdout]);
+  });
+
   await t.test('gc handoff --target: mail, then the session is killed and restarted', async (t) => {
     const before = await mailCount('worker');
     for (const bad of [
