@@ -44,6 +44,7 @@ import SessionCreate from './session/create.ts';
 import SessionKill from './session/kill.ts';
 import SessionList from './session/list.ts';
 import SessionLogs from './session/logs.ts';
+import SessionNew from './session/new.ts';
 import SessionPending from './session/pending.ts';
 import SessionRename from './session/rename.ts';
 import SessionRespond from './session/respond.ts';
@@ -126,6 +127,7 @@ export const COMMANDS = {
   'session:kill': SessionKill,
   'session:list': SessionList,
   'session:logs': SessionLogs,
+  'session:new': SessionNew,
   'session:pending': SessionPending,
   'session:rename': SessionRename,
   'session:respond': SessionRespond,

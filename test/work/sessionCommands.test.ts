@@ -141,6 +141,40 @@ t.test('session commands agents run', async (t) => {
     t.same([show.code, show.stdout], [0, status.stdout]);
   });
 
+  await t.test("gc session new: a session of a template, upstream's line", async (t) => {
+    const added = await city.sup.call('POST', `/v0/city/${city.name}/agents`, {
+      name: 'helper',
+      provider: 'mock',
+    });
+    t.equal(added.status, 201, JSON.stringify(added.body));
+    const r = await city.gc(['session', 'new', 'helper', '--alias', 'extra', '--no-attach']);
+    t.equal(r.code, 0, r.stderr);
+    const id = /^Session (\S+) created from template "helper" \(reconciler will start it\)\.\n$/.exec(
+      r.stdout,
+    )?.[1];
+    t.ok(id, r.stdout);
+    const s = await city.sup.call('GET', `/v0/city/${city.name}/session/extra`);
+    t.match(s.body, { id, template: 'helper' });
+    const before = (await city.sup.call('GET', `/v0/city/${city.name}/sessions?state=all`)).body as {
+      total: number;
+    };
+    for (const bad of [
+      ['session', 'new'],
+      ['session', 'new', 'no-such-template'],
+    ]) {
+      const b = await city.gc(bad);
+      t.equal(b.code, 1, bad.join(' '));
+      t.match(b.stderr, /^gc session new: [^\n]+\n$/, bad.join(' '));
+    }
+    const after = (await city.sup.call('GET', `/v0/city/${city.name}/sessions?state=all`)).body as {
+      total: number;
+    };
+    t.equal(after.total, before.total, 'refused: no session made');
+    const down = await city.gc(['session', 'new', 'helper'], { GC_API: 'http://127.0.0.1:1' });
+    t.equal(down.code, 1);
+    t.match(down.stderr, /^gc session new: [^\n]*127\.0\.0\.1:1[^\n]*\n$/);
+  });
+
   await t.test('gc handoff --target: mail, then the session is killed and restarted', async (t) => {
     const before = await mailCount('worker');
     for (const bad of [
