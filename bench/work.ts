@@ -70,15 +70,24 @@ function run(argv: string[], env: NodeJS.ProcessEnv, rss = false): Promise<Run> 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number): number => Math.round(x * 10) / 10;
 
-async function medianOf(argv: string[], env: NodeJS.ProcessEnv, codes: number[]): Promise<number> {
-  await run(argv, env);
-  const times: number[] = [];
+/**
+ * Medians of several commands, their runs interleaved (a, b, c, a, b, c, …): on a shared machine the load
+ * drifts during a measurement, and interleaving lets the floor and the measured commands see the same drift.
+ */
+async function mediansOf(
+  cases: { argv: string[]; env: NodeJS.ProcessEnv; codes: number[] }[],
+): Promise<number[]> {
+  for (const c of cases) await run(c.argv, c.env);
+  const times: number[][] = cases.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    const r = await run(argv, env);
-    if (!codes.includes(r.code ?? -1)) throw new Error(`${argv.join(' ')} exited ${r.code}: ${r.stderr}`);
-    times.push(r.ms);
+    for (const [k, c] of cases.entries()) {
+      const r = await run(c.argv, c.env);
+      if (!c.codes.includes(r.code ?? -1))
+        throw new Error(`${c.argv.join(' ')} exited ${r.code}: ${r.stderr}`);
+      times[k]!.push(r.ms);
+    }
   }
-  return median(times);
+  return times.map(median);
 }
 
 const root = await mkdtemp(join(tmpdir(), 'gc-bench-work-'));
@@ -170,9 +179,11 @@ try {
     GC_SESSION_NAME: 'x-1',
     GC_ALIAS: 'x-1',
   };
-  const floor = await medianOf(['-e', '0'], env, [0]);
-  const bdShow = await medianOf([BD, 'show', probe.id, '--json'], env, [0]);
-  const hook = await medianOf([GC, 'hook'], session, [0, 1]);
+  const [floor, bdShow, hook] = (await mediansOf([
+    { argv: ['-e', '0'], env, codes: [0] },
+    { argv: [BD, 'show', probe.id, '--json'], env, codes: [0] },
+    { argv: [GC, 'hook'], env: session, codes: [0, 1] },
+  ])) as [number, number, number];
   const rss = {
     floor: (await run(['-e', '0'], env, true)).rssKb,
     bd: (await run([BD, 'show', probe.id, '--json'], env, true)).rssKb,

@@ -2,9 +2,13 @@
 // The `gc` launcher: runs the compiled oclif CLI from dist/. Kept tiny on purpose: start-up time is
 // paid by every `gc` invocation (and every script loop around one).
 // The commands agents' hooks run on every turn skip oclif entirely (cli/agent/main.ts).
-const FAST = new Set(['hook', 'prime', 'mail', 'convoy', 'runtime']);
-if (FAST.has(process.argv[2]) && !process.argv.includes('--help')) {
-  const { runAgentCommand } = await import('../dist/cli/agent/main.js');
+const FAST = new Set(['hook', 'prime', 'mail', 'convoy', 'runtime', 'nudge', 'handoff']);
+// `gc session peek|nudge` are agent-facing too; the other session verbs stay oclif commands.
+const FAST_SESSION = new Set(['peek', 'nudge']);
+const fast =
+  FAST.has(process.argv[2]) || (process.argv[2] === 'session' && FAST_SESSION.has(process.argv[3]));
+if (fast && !process.argv.includes('--help')) {
+  const { runAgentCommand } = await import('../dist/cli/agent/main.bundle.js');
   const code = await runAgentCommand(process.argv.slice(2));
   if (process.stdout.writableLength > 0) await new Promise((resolve) => process.stdout.write('', resolve));
   process.exit(code);

@@ -15,13 +15,11 @@ const group = (...commands: string[]): HookGroup => ({
   hooks: commands.map((command) => ({ type: 'command', command })),
 });
 
-/**
- * gc's hooks at Claude's lifecycle points (upstream's set, less the commands we do not have yet:
- * `gc handoff` at PreCompact and `gc nudge drain` at UserPromptSubmit).
- */
+/** gc's hooks at Claude's lifecycle points (upstream's set, without its `export PATH=…` prefix). */
 export const GC_CLAUDE_HOOKS: Record<string, HookGroup[]> = {
   SessionStart: [group('gc prime --hook')],
-  UserPromptSubmit: [group('gc mail check --inject')],
+  PreCompact: [group('gc handoff "context cycle"')],
+  UserPromptSubmit: [group('gc nudge drain --inject', 'gc mail check --inject')],
   Stop: [group('gc hook --inject')],
 };
 

@@ -67,6 +67,8 @@ export async function convoy(io: AgentIo): Promise<number> {
       io.out(table(rows));
       return 0;
     }
+    // The issue's `convoy show`; upstream has only `status` (its docs point `show` there).
+    case 'show':
     case 'status': {
       if (!first || rest.length) throw new GcAgentError('accepts 1 arg(s)');
       const d = await detail(io, first);

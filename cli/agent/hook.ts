@@ -34,13 +34,20 @@ export async function hook(io: AgentIo): Promise<number> {
     if (args.positional.length > 1) throw new GcAgentError('accepts at most 1 arg(s)');
     const agent = hookAgent(io.env, args.positional[0]);
     if (!agent) throw new GcAgentError('agent not specified (set $GC_AGENT or pass as argument)');
-    const view = await agentView(io, agent);
-    if (view.suspended) throw new GcAgentError(`agent "${agent}" is suspended`);
-    const output = await defaultWorkQuery(io.client, {
+    // The agent's view and the work query's reads go out together (one round trip of latency); the
+    // agent's errors still come first.
+    const viewP = agentView(io, agent).then((view) => {
+      if (view.suspended) throw new GcAgentError(`agent "${agent}" is suspended`);
+      return view;
+    });
+    const outputP = defaultWorkQuery(io.client, {
       identities: workIdentities(io.env),
-      template: view.pool ?? view.name ?? agent,
+      template: viewP.then((view) => view.pool ?? view.name ?? agent),
       named: io.env.GC_SESSION_ORIGIN === 'named',
     });
+    outputP.catch(() => undefined);
+    await viewP;
+    const output = await outputP;
     const work = normalizeWork(output);
     if (inject) {
       if (work.hasWork) {

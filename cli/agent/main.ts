@@ -1,4 +1,10 @@
-import { CONVOY_SUBCOMMANDS, MAIL_SUBCOMMANDS, RUNTIME_SUBCOMMANDS } from './subcommands.ts';
+import {
+  CONVOY_SUBCOMMANDS,
+  MAIL_SUBCOMMANDS,
+  NUDGE_SUBCOMMANDS,
+  RUNTIME_SUBCOMMANDS,
+  SESSION_FAST_SUBCOMMANDS,
+} from './subcommands.ts';
 import { BdError } from '../bd/errors.ts';
 import { GcAgentError } from './errors.ts';
 import { agentIo, type AgentIo } from './io.ts';
@@ -17,6 +23,9 @@ export const FAST_COMMANDS: Record<string, () => Promise<Command>> = {
   mail: async () => (await import('./mail.ts')).mail,
   convoy: async () => (await import('./convoy.ts')).convoy,
   runtime: async () => (await import('./runtime.ts')).runtime,
+  nudge: async () => (await import('./nudge.ts')).nudge,
+  handoff: async () => (await import('./handoff.ts')).handoff,
+  session: async () => (await import('./session.ts')).session,
 };
 
 /** Runs one fast command; a failure is one line `gc <command>: <message>` and a non-zero exit. */
@@ -33,7 +42,13 @@ export async function runAgentCommand(argv: string[], env: NodeJS.ProcessEnv = p
     )(agentIo(rest, env));
   } catch (err) {
     const subs =
-      { mail: MAIL_SUBCOMMANDS, convoy: CONVOY_SUBCOMMANDS, runtime: RUNTIME_SUBCOMMANDS }[name] ?? [];
+      {
+        mail: MAIL_SUBCOMMANDS,
+        convoy: CONVOY_SUBCOMMANDS,
+        runtime: RUNTIME_SUBCOMMANDS,
+        session: SESSION_FAST_SUBCOMMANDS,
+        nudge: NUDGE_SUBCOMMANDS,
+      }[name] ?? [];
     const label = rest[0] && subs.includes(rest[0]) ? `gc ${name} ${rest[0]}` : `gc ${name}`;
     const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     process.stderr.write(`${label}: ${message}\n`);

@@ -1,6 +1,7 @@
 import { parseArgs } from '../bd/args.ts';
 import { GcAgentError } from './errors.ts';
 import type { AgentIo } from './io.ts';
+import { getSession, sessionKey, sessionUrl } from './sessionTarget.ts';
 import { RUNTIME_SUBCOMMANDS } from './subcommands.ts';
 
 /**
@@ -14,7 +15,11 @@ export async function runtime(io: AgentIo): Promise<number> {
   if (!sub) throw new GcAgentError(`missing subcommand (${RUNTIME_SUBCOMMANDS.join(', ')})`);
   if (!RUNTIME_SUBCOMMANDS.includes(sub)) throw new GcAgentError(`unknown subcommand "${sub}"`);
   const args = parseArgs(argv, {}, `runtime ${sub}`);
-  if (args.positional.length > (sub === 'drain-ack' ? 1 : 0)) throw new GcAgentError('too many arguments');
+  if (sub === 'drain') return drain(io, args.positional);
+  if (args.positional.length > (sub === 'request-restart' ? 0 : 1))
+    throw new GcAgentError('too many arguments');
+  // Our drain acts at once (below), so no running session is ever "draining": drain-check answers 1.
+  if (sub === 'drain-check') return 1;
   const id = args.positional[0] || io.env.GC_SESSION_ID?.trim();
   if (!id) throw new GcAgentError('not in session context (GC_ALIAS/GC_SESSION_ID not set)');
   const session = `${await io.client.cityPath()}/session/${encodeURIComponent(id)}`;
@@ -30,5 +35,19 @@ export async function runtime(io: AgentIo): Promise<number> {
   await io.client.call('POST', `${session}/kill`);
   // The kill ends this process with its session; until then, block as upstream does.
   await new Promise(() => setInterval(() => undefined, 1 << 30));
+  return 0;
+}
+
+/**
+ * `gc runtime drain <id>`: the session must be running; ours closes it at once (upstream marks it and the
+ * controller stops it once it acknowledges). A pool worker's in-progress bead goes back to its pool.
+ */
+async function drain(io: AgentIo, positional: string[]): Promise<number> {
+  const [target, ...extra] = positional;
+  if (!target || extra.length > 0) throw new GcAgentError('accepts 1 arg(s)');
+  const session = await getSession(io, target);
+  if (!session.running) throw new GcAgentError(`session "${sessionKey(target)}" is not running`);
+  await io.client.call('POST', await sessionUrl(io, session.id, 'close'));
+  io.out(`Draining session '${sessionKey(target)}'\n`);
   return 0;
 }

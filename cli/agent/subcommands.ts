@@ -12,5 +12,7 @@ export const MAIL_SUBCOMMANDS = [
   'mark-unread',
   'count',
 ];
-export const CONVOY_SUBCOMMANDS = ['create', 'list', 'status', 'close', 'check'];
-export const RUNTIME_SUBCOMMANDS = ['drain-ack', 'request-restart'];
+export const CONVOY_SUBCOMMANDS = ['create', 'list', 'status', 'show', 'close', 'check'];
+export const RUNTIME_SUBCOMMANDS = ['drain', 'drain-check', 'drain-ack', 'request-restart'];
+export const SESSION_FAST_SUBCOMMANDS = ['peek', 'nudge'];
+export const NUDGE_SUBCOMMANDS = ['status', 'drain'];

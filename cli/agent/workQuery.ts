@@ -15,18 +15,26 @@ import { listAll, readyAll } from '../bd/store.ts';
  */
 export async function defaultWorkQuery(
   client: BdClient,
-  opts: { identities: string[]; template: string; named: boolean },
+  opts: { identities: string[]; template: Promise<string>; named: boolean },
 ): Promise<string> {
   const first = (beads: Bead[], all: Bead[]): string | undefined => {
     const sorted = [...beads].sort(bdOrder);
     return sorted.length > 0 ? jsonText([listIssue(sorted[0]!, all)]) : undefined;
   };
-  for (const id of opts.identities) {
-    const held = await listAll(client, { status: 'in_progress', assignee: id });
+  // Every tier's read is sent at once (they are reads: asking for a tier that will not be needed changes
+  // nothing), so a hook costs one round trip of latency instead of one per tier; the tiers are still
+  // answered in order. A failed read fails the query, as a failing bd call would.
+  const heldP = opts.identities.map((id) => listAll(client, { status: 'in_progress', assignee: id }));
+  const readyP = readyAll(client);
+  const moleculesP = listAll(client, { status: 'open', type: 'molecule' });
+  const settled = Promise.all([...heldP, readyP, moleculesP, opts.template]);
+  settled.catch(() => undefined);
+  const [template] = await Promise.all([opts.template, settled]);
+  for (const held of await Promise.all(heldP)) {
     const hit = first(held, held);
     if (hit) return hit;
   }
-  const ready = await readyAll(client);
+  const ready = await readyP;
   for (const id of opts.identities) {
     const hit = first(
       ready.filter((b) => b.assignee === id),
@@ -34,12 +42,12 @@ export async function defaultWorkQuery(
     );
     if (hit) return hit;
   }
-  const routed = (b: Bead): boolean => b.metadata?.['gc.routed_to'] === opts.template && !b.assignee;
+  const routed = (b: Bead): boolean => b.metadata?.['gc.routed_to'] === template && !b.assignee;
   if (!opts.named) {
     const hit = first(ready.filter(routed), ready);
     if (hit) return hit;
   }
-  const molecules = await listAll(client, { status: 'open', type: 'molecule' });
+  const molecules = await moleculesP;
   return first(molecules.filter(routed), molecules) ?? '[]';
 }
 

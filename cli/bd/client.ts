@@ -57,7 +57,7 @@ function apiBase(env: NodeJS.ProcessEnv): string {
 
 export class BdClient {
   readonly base: string;
-  #city: string | undefined;
+  #city: Promise<string> | undefined;
   readonly #env: NodeJS.ProcessEnv;
   readonly #cwd: string;
 
@@ -107,8 +107,9 @@ export class BdClient {
 
   /** The city's API path prefix, `/v0/city/<name>`, resolving the city once. */
   async cityPath(): Promise<string> {
-    this.#city ??= await this.#resolveCity();
-    return `/v0/city/${encodeURIComponent(this.#city)}`;
+    // The promise is kept, so that concurrent calls resolve the city once.
+    this.#city ??= this.#resolveCity();
+    return `/v0/city/${encodeURIComponent(await this.#city)}`;
   }
 
   async #resolveCity(): Promise<string> {

@@ -1,3 +1,14 @@
+import {
+  Convoy,
+  Handoff,
+  Hook,
+  Mail,
+  Nudge,
+  Prime,
+  Runtime,
+  SessionNudge,
+  SessionPeek,
+} from './agentFacing.ts';
 import AgentAdd from './agent/add.ts';
 import AgentList from './agent/list.ts';
 import AgentOutput from './agent/output.ts';
@@ -33,6 +44,7 @@ import SessionCreate from './session/create.ts';
 import SessionKill from './session/kill.ts';
 import SessionList from './session/list.ts';
 import SessionLogs from './session/logs.ts';
+import SessionNew from './session/new.ts';
 import SessionPending from './session/pending.ts';
 import SessionRename from './session/rename.ts';
 import SessionRespond from './session/respond.ts';
@@ -44,6 +56,7 @@ import SessionSuspend from './session/suspend.ts';
 import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
 import Sling from './sling.ts';
+import Status from './status.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
@@ -70,6 +83,15 @@ import RigSuspend from './rig/suspend.ts';
  * command must be added here. Command modules stay light: heavy dependencies are imported inside `run()`.
  */
 export const COMMANDS = {
+  hook: Hook,
+  prime: Prime,
+  mail: Mail,
+  convoy: Convoy,
+  runtime: Runtime,
+  nudge: Nudge,
+  handoff: Handoff,
+  'session:peek': SessionPeek,
+  'session:nudge': SessionNudge,
   'agent:add': AgentAdd,
   'agent:list': AgentList,
   'agent:output': AgentOutput,
@@ -105,6 +127,7 @@ export const COMMANDS = {
   'session:kill': SessionKill,
   'session:list': SessionList,
   'session:logs': SessionLogs,
+  'session:new': SessionNew,
   'session:pending': SessionPending,
   'session:rename': SessionRename,
   'session:respond': SessionRespond,
@@ -116,6 +139,7 @@ export const COMMANDS = {
   'session:transcript': SessionTranscript,
   'session:wake': SessionWake,
   sling: Sling,
+  status: Status,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,

@@ -22,7 +22,7 @@ t.test('without user settings: exactly gc hooks, written once', async (t) => {
   t.equal(file, join(dir, '.gc', 'settings.json'));
   const written = JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, unknown> };
   t.same(written, { hooks: GC_CLAUDE_HOOKS });
-  t.same(Object.keys(written.hooks).sort(), ['SessionStart', 'Stop', 'UserPromptSubmit']);
+  t.same(Object.keys(written.hooks).sort(), ['PreCompact', 'SessionStart', 'Stop', 'UserPromptSubmit']);
   const before = statSync(file).mtimeMs;
   writeFileSync(join(dir, 'marker'), '');
   installClaudeHooks(dir);

@@ -39,6 +39,6 @@ t.test('gc runtime drain-ack closes an ephemeral session from inside it', async 
     [outside.code, outside.stdout, outside.stderr],
     [1, '', 'gc runtime drain-ack: not in session context (GC_ALIAS/GC_SESSION_ID not set)\n'],
   );
-  const bad = await city.gc(['runtime', 'drain']);
-  t.same([bad.code, bad.stderr], [1, 'gc runtime: unknown subcommand "drain"\n']);
+  const bad = await city.gc(['runtime', 'undrain', 'x']);
+  t.same([bad.code, bad.stderr], [1, 'gc runtime: unknown subcommand "undrain"\n']);
 });
