@@ -235,6 +235,11 @@ export class SessionStream {
       await this.#startFollowing(undefined);
       return;
     }
+    // ACP: the conversation its updates told, each entry once it is complete.
+    const told = this.transcripts.service.runtime.conversation?.(this.session.sessionName, {
+      complete: true,
+    });
+    if (told) return this.#sendEntries(told);
     const screen = await this.transcripts.service.runtime
       .peek(this.session.sessionName, SCREEN_LINES)
       .catch(() => '');
