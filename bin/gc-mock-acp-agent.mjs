@@ -29,7 +29,9 @@ for (let i = 0; i < argv.length; i++) {
   else if (arg === '--log-dir') opts.logDir = argv[++i];
   else if (arg === '--auth-required') opts.authRequired = true;
   else if (arg === '--no-load') opts.load = false;
-  else fatal(`unknown argument ${arg}`);
+  else if (arg.startsWith('--')) fatal(`unknown argument ${arg}`);
+  // A positional argument is the role prompt a provider appends (prompt_mode arg): taken and not answered.
+  else opts.rolePrompt = arg;
 }
 
 function fatal(message) {

@@ -54,6 +54,8 @@ const SCREEN_LINES = 100;
 
 export class SessionStream {
   readonly #format: TranscriptFormat;
+  /** The stream follows the conversation an ACP runtime told (no log was found when it began). */
+  #onAcp = false;
   readonly #pollMs: number;
   readonly #pendingMs: number;
   #loc: LogLocation | undefined;
@@ -229,11 +231,20 @@ export class SessionStream {
 
   /** No log yet: the screen stands in for it (and the log is looked for again). */
   async #screenTick(): Promise<void> {
-    this.#loc = await this.transcripts.locate(this.session);
+    // A stream that sent the ACP conversation stays on it: the log's entries would repeat its turns.
+    this.#loc = this.#onAcp ? undefined : await this.transcripts.locate(this.session);
     if (this.#loc) {
       for (const t of this.#timers.splice(1)) clearInterval(t);
       await this.#startFollowing(undefined);
       return;
+    }
+    // ACP: the conversation its updates told, each entry once it is complete.
+    const told = this.transcripts.service.runtime.conversation?.(this.session.sessionName, {
+      complete: true,
+    });
+    if (told) {
+      if (told.length > 0) this.#onAcp = true;
+      return this.#sendEntries(told);
     }
     const screen = await this.transcripts.service.runtime
       .peek(this.session.sessionName, SCREEN_LINES)

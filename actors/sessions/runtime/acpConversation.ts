@@ -4,8 +4,9 @@
  * into one `assistant` text entry per run, thoughts as `thinking` blocks, a `tool_call` as a `tool_use`
  * block, its completion (`tool_call_update` completed/failed) as a `tool_result` block in a `user` entry,
  * and the history an agent replays on `session/load` (`user_message_chunk`, then the rest). The entries
- * form one chain (`acp-<n>` uuids), so the transcript route pages them as it pages a Claude log. Pure data.
+ * form one chain (`acp-<run>-<n>` uuids), so the transcript route pages them as it pages a Claude log. Pure data.
  */
+import { randomUUID } from 'node:crypto';
 import type { ContentBlock, SessionUpdate, ToolCallContent } from '@agentclientprotocol/sdk';
 import type { LogEntry } from '../transcript/logEntry.ts';
 
@@ -42,8 +43,14 @@ function toolText(content: ToolCallContent[] | null | undefined): string {
 export class AcpConversation {
   private readonly entries: Entry[] = [];
   private count = 0;
+  /** The last entry can still grow (a turn runs, or a replay goes on). */
+  private growing = false;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `prefix` makes the uuids of each run of a session its own (a stream never takes one for another's). */
+  constructor(
+    private readonly prefix: string = randomUUID().slice(0, 8),
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** A prompt the supervisor sent. */
   prompt(text: string): void {
@@ -85,11 +92,16 @@ export class AcpConversation {
   endTurn(): void {
     const last = this.entries.at(-1);
     if (last) delete last.open;
+    this.growing = false;
   }
 
-  /** The conversation as log entries, oldest first (`raw` is each entry's JSON as of now). */
-  logEntries(): LogEntry[] {
-    return this.entries.map((e) => {
+  /**
+   * The conversation as log entries, oldest first (`raw` is each entry's JSON as of now); `complete` leaves
+   * out the last entry while it can still grow (what a stream sends once and never again).
+   */
+  logEntries(opts: { complete?: boolean } = {}): LogEntry[] {
+    const kept = opts.complete && this.growing ? this.entries.slice(0, -1) : this.entries;
+    return kept.map((e) => {
       const value = {
         type: e.type,
         uuid: e.uuid,
@@ -122,10 +134,11 @@ export class AcpConversation {
   }
 
   private add(type: Entry['type'], block: Block): void {
+    this.growing = true;
     const last = this.entries.at(-1);
     if (last) delete last.open;
     this.entries.push({
-      uuid: `acp-${++this.count}`,
+      uuid: `acp-${this.prefix}-${++this.count}`,
       parentUuid: last?.uuid ?? null,
       type,
       timestamp: new Date(this.now()).toISOString(),

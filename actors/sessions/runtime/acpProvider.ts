@@ -162,8 +162,8 @@ export class AcpProvider implements RuntimeProvider {
     return s?.agentSessionId && s.began ? { id: s.agentSessionId, began: s.began } : undefined;
   }
 
-  conversation(name: string): LogEntry[] | undefined {
-    return this.sessions.get(name)?.conversation.logEntries();
+  conversation(name: string, opts: { complete?: boolean } = {}): LogEntry[] | undefined {
+    return this.sessions.get(name)?.conversation.logEntries(opts);
   }
 
   async getMeta(name: string, key: string): Promise<string> {

@@ -68,7 +68,7 @@ export interface RuntimeProvider {
   /**
    * The conversation the runtime itself saw (ACP's updates), as log entries; undefined where it has none.
    */
-  conversation?(name: string): LogEntry[] | undefined;
+  conversation?(name: string, opts?: { complete?: boolean }): LogEntry[] | undefined;
   /** Releases what the provider holds (child handles, timers); sessions on tmux keep running. */
   close(): Promise<void>;
 }

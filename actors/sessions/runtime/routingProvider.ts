@@ -100,8 +100,8 @@ export class RoutingProvider implements RuntimeProvider {
     return this.onAcp.has(name) ? this.acp.acpSession(name) : undefined;
   }
 
-  conversation(name: string): LogEntry[] | undefined {
-    return this.onAcp.has(name) ? this.acp.conversation(name) : this.base.conversation?.(name);
+  conversation(name: string, opts: { complete?: boolean } = {}): LogEntry[] | undefined {
+    return this.onAcp.has(name) ? this.acp.conversation(name, opts) : this.base.conversation?.(name, opts);
   }
 
   async close(): Promise<void> {

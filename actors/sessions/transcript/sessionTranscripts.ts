@@ -2,7 +2,8 @@
  * The transcripts of one city's sessions: upstream's `GET /session/{id}/transcript` (and what the session
  * stream and the sub-agent routes read), over the session service's records and runtime. The log is found by
  * `logLocator.ts`; Claude logs are read from the end a chunk at a time (`claudeReader.ts`); Codex and Gemini
- * files are read whole and converted. No log: a running session answers its screen as one `output` turn in
+ * files are read whole and converted. No log: an ACP session answers the conversation its updates told
+ * (acpConversation.ts), paged the same way; another running session its screen as one `output` turn in
  * `format: text`, any other an empty conversation.
  */
 import { readFile } from 'node:fs/promises';
@@ -116,6 +117,26 @@ export class SessionTranscripts {
     const head = { id: s.id, template: s.template, provider: s.provider };
     const loc = await this.locate(s);
     if (!loc) {
+      // An ACP session's conversation as the protocol told it, paged as a log is.
+      const told = this.service.runtime.conversation?.(s.sessionName);
+      if (told) {
+        const page = wholePage(told, {
+          format,
+          tail: query.tail ?? 0,
+          limit: Math.min(query.limit ?? DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT),
+          ...(query.before !== undefined ? { before: query.before } : {}),
+          ...(query.after !== undefined ? { after: query.after } : {}),
+        });
+        if (format === 'raw')
+          return {
+            ...head,
+            format,
+            rawMessages: page.entries.map((e) => e.raw),
+            pagination: page.pagination,
+          };
+        const turns = page.entries.map(turnOf).filter((t): t is OutputTurn => t !== undefined);
+        return { ...head, format, turns, pagination: page.pagination };
+      }
       if (this.running(s)) {
         const screen = await this.service.runtime.peek(s.sessionName, PEEK_LINES).catch(() => '');
         return { ...head, format: 'text', turns: screen === '' ? [] : [{ role: 'output', text: screen }] };
