@@ -94,6 +94,7 @@ async function causal(journal: 'file' | 'jetstream', natsUrl: string | undefined
       resumesAfter: 5,
       headStart,
       others: new Map([['seed', seedDir]]),
+      mux: () => new Set(running.supervisor.live.logs().keys()),
     });
     await head.close();
     const problems = [...result.problems.values()].reduce((n, p) => n + p.length, 0);

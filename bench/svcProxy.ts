@@ -13,6 +13,9 @@
  *    the difference is the order of reading, and may be slightly negative. The absolute tick → arrival
  *    latencies are reported beside it.
  *
+ * 3. the same GET through a bare Node reverse proxy (bench/svcBareProxy.ts: `http.request` piped, its own
+ *    process, the same hops), alternated with the others: the fair floor (target: proxy ≥ 0.9 × bare).
+ *
  * Sizes: BENCH_QUICK=1, or BENCH_SVC_N (GETs per round), BENCH_SVC_TICKS (SSE ticks).
  * Effects: a child process (the supervisor, which spawns the service), loopback and unix sockets.
  */
@@ -156,7 +159,38 @@ function ticks(options: RequestOptions, onTick: (id: number, at: number) => void
   });
 }
 
+/** Starts the bare Node reverse proxy (svcBareProxy.ts) in front of `socketPath`; resolves its port. */
+async function startBareProxy(
+  socketPath: string,
+): Promise<{ port: number; pid: number; stop(): Promise<void> }> {
+  const here = fileURLToPath(import.meta.url);
+  const ts = here.endsWith('.ts');
+  const child = spawn(
+    process.execPath,
+    [
+      ...(ts ? ['--import', import.meta.resolve('tsx')] : []),
+      join(dirname(here), `svcBareProxy.${ts ? 'ts' : 'js'}`),
+      socketPath,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bare proxy exited with ${code}`)));
+  });
+  return {
+    port: (JSON.parse(line) as { port: number }).port,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 const server = await startServer();
+const bare = await startBareProxy(server.socketPath);
 const proxyAgent = new Agent({ keepAlive: true, maxSockets: sizes.window });
 const directAgent = new Agent({ keepAlive: true, maxSockets: sizes.window });
 const viaProxy: RequestOptions = {
@@ -166,14 +200,17 @@ const viaProxy: RequestOptions = {
   path: '/v0/city/bench/svc/fix/kb',
 };
 const direct: RequestOptions = { agent: directAgent, socketPath: server.socketPath, path: '/kb' };
+const bareAgent = new Agent({ keepAlive: true, maxSockets: sizes.window });
+const viaBare: RequestOptions = { agent: bareAgent, host: '127.0.0.1', port: bare.port, path: '/kb' };
 
 try {
   log(`warming up`);
   // Long enough for the JIT of all three processes: the first thousands of requests ran at a third of the speed.
   await throughput(viaProxy, sizes.requests, sizes.window);
   await throughput(direct, sizes.requests, sizes.window);
+  await throughput(viaBare, sizes.requests, sizes.window);
   // Alternating rounds, best of each: a neighbour's burst on the shared cores hits one round, not a side.
-  const rounds = { proxy: [] as number[], direct: [] as number[] };
+  const rounds = { proxy: [] as number[], direct: [] as number[], bare: [] as number[] };
   const pids = { supervisor: server.pid, service: server.servicePid };
   type Cpu = Awaited<ReturnType<typeof cpuPerRequest>>;
   const cpu: { proxy: Cpu[]; direct: Cpu[] } = { proxy: [], direct: [] };
@@ -184,14 +221,19 @@ try {
     const p = await cpuPerRequest(pids, sizes.requests, () =>
       throughput(viaProxy, sizes.requests, sizes.window),
     );
+    const b = await throughput(viaBare, sizes.requests, sizes.window);
+    rounds.bare.push(b);
     rounds.direct.push(d.rps);
     rounds.proxy.push(p.rps);
     cpu.direct.push(d);
     cpu.proxy.push(p);
-    log(`round ${i + 1}: direct ${round(d.rps, 0)}/s, proxy ${round(p.rps, 0)}/s`);
+    log(
+      `round ${i + 1}: direct ${round(d.rps, 0)}/s, proxy ${round(p.rps, 0)}/s, bare proxy ${round(b, 0)}/s`,
+    );
   }
   const proxyRps = Math.max(...rounds.proxy);
   const directRps = Math.max(...rounds.direct);
+  const bareRps = Math.max(...rounds.bare);
   // CPU per request, median of the rounds: what each process spends, whatever the neighbours took.
   const med = (xs: (number | undefined)[]) => {
     const v = xs.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
@@ -254,6 +296,14 @@ try {
 
   const figures = [
     {
+      name: 'svc proxy GET 1 KB throughput vs a bare Node reverse proxy',
+      value: round(proxyRps, 0),
+      unit: 'req/s',
+      floor: round(bareRps, 0),
+      floor_name: 'http.request piped to the same socket, own process, same hops',
+      target: '≥ 0.9 × bare proxy',
+    },
+    {
       name: 'svc proxy GET 1 KB throughput',
       value: round(proxyRps, 0),
       unit: 'req/s',
@@ -288,8 +338,10 @@ try {
       throughput_rounds: {
         proxy: rounds.proxy.map((v) => round(v, 0)),
         direct: rounds.direct.map((v) => round(v, 0)),
+        bare: rounds.bare.map((v) => round(v, 0)),
       },
       ratio: round(proxyRps / directRps),
+      ratio_to_bare_proxy: round(proxyRps / bareRps),
       cpu_per_request: { proxy: cpuOf('proxy'), direct: cpuOf('direct') },
     }) + '\n',
   );
@@ -297,4 +349,5 @@ try {
   proxyAgent.destroy();
   directAgent.destroy();
   await server.stop();
+  await bare.stop();
 }

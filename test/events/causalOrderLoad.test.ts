@@ -59,6 +59,7 @@ async function acceptance(t: Test, natsUrl: string | undefined): Promise<void> {
     random: seeded(seedNumber),
     headStart,
     others: new Map([['seed', seedDir]]),
+    mux: () => new Set(sup.live.logs().keys()),
   });
   await head.close();
   t.comment(`${result.streams} streams, ${result.frames} frames, ${result.ms} ms`);
