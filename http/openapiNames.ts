@@ -18,11 +18,22 @@ const HEADER_NAMES: Record<string, string> = {
   'last-event-id': 'Last-Event-ID',
 };
 
+/**
+ * Integer query parameters upstream's document types as strings (Go parses them): published as strings of
+ * digits, so a client that passes upstream's `string` compiles; the value is still held to our integer
+ * grammar and range (http/strictBody.ts), which the description states.
+ */
+const STRING_INTEGER_QUERIES: Record<string, string[]> = {
+  'get /v0/city/{cityName}/agent/{base}/output': ['tail'],
+  'get /v0/city/{cityName}/agent/{dir}/{base}/output': ['tail'],
+  'get /v0/city/{cityName}/session/{id}/transcript': ['tail'],
+};
+
 interface Content {
   content?: Record<string, { schema?: Schema }>;
 }
 interface Operation {
-  parameters?: { in?: string; name?: string }[];
+  parameters?: { in?: string; name?: string; schema?: Schema }[];
   requestBody?: Content;
   responses?: Record<string, Content>;
 }
@@ -88,9 +99,12 @@ export function withUpstreamNames<T extends object>(document: T): T {
   }
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
+      const stringIntegers = STRING_INTEGER_QUERIES[`${method} ${path}`] ?? [];
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'header' && parameter.name !== undefined)
           parameter.name = HEADER_NAMES[parameter.name.toLowerCase()] ?? parameter.name;
+        if (parameter.in === 'query' && stringIntegers.includes(parameter.name ?? ''))
+          parameter.schema = { type: 'string', pattern: '^[0-9]+$' };
       }
       const upstream = NAMES.operations[`${method} ${path}`];
       if (!upstream) continue;
