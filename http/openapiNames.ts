@@ -38,6 +38,16 @@ interface Operation {
   responses?: Record<string, Content>;
 }
 
+/** Words about a schema that do not change what it accepts or how a client is generated from it. */
+const PROSE = new Set(['description', 'title', 'examples']);
+
+/** The text of what `schema` accepts, its prose left out: two spots with the same shape share a name. */
+const shapeOf = (schema: unknown): string =>
+  // A property named like a prose keyword holds a schema (an object), never a string or a list.
+  JSON.stringify(schema, (key, value: unknown) =>
+    PROSE.has(key) && (typeof value === 'string' || Array.isArray(value)) ? undefined : value,
+  );
+
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -45,8 +55,8 @@ const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== nul
  * TypeScript schemas) so that a client generated from ours is the one generated from upstream's: header
  * parameters in upstream's spelling (Fastify keys them in lower case), and every inline schema served where
  * upstream's document refers to a component becomes that component, under upstream's name, and is
- * referred to (`http/upstreamSchemaNames.json` holds where upstream names what). Two different inline
- * schemas never share a name: the second stays inline. Mutates and returns `document`.
+ * referred to (`http/upstreamSchemaNames.json` holds where upstream names what). Two inline schemas of
+ * different shapes never share a name (the second stays inline); schemas that differ only in prose do. Mutates and returns `document`.
  */
 export function withUpstreamNames<T extends object>(document: T): T {
   const doc = document as {
@@ -55,14 +65,14 @@ export function withUpstreamNames<T extends object>(document: T): T {
   };
   const components = ((doc.components ??= {}).schemas ??= {}) as Record<string, Schema>;
   const taken = new Map<string, string>();
-  for (const [name, schema] of Object.entries(components)) taken.set(name, JSON.stringify(schema));
+  for (const [name, schema] of Object.entries(components)) taken.set(name, shapeOf(schema));
 
   /** Gives `schema` (at a spot upstream names by `tree`) upstream's names; answers what replaces it. */
   const name = (schema: Schema, tree: NameTree | undefined): Schema => {
     if (tree === undefined || '$ref' in schema) return schema;
     if (typeof tree === 'string') {
       const named = within(schema, NAMES.components[tree]);
-      const text = JSON.stringify(named);
+      const text = shapeOf(named);
       const held = taken.get(tree);
       if (held === undefined) {
         taken.set(tree, text);
