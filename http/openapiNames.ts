@@ -18,14 +18,35 @@ const HEADER_NAMES: Record<string, string> = {
   'last-event-id': 'Last-Event-ID',
 };
 
+/**
+ * Integer query parameters upstream's document types as strings (Go parses them): published as strings of
+ * digits, so a client that passes upstream's `string` compiles; the value is still held to our integer
+ * grammar and range (http/strictBody.ts), which the description states.
+ */
+const STRING_INTEGER_QUERIES: Record<string, string[]> = {
+  'get /v0/city/{cityName}/agent/{base}/output': ['tail'],
+  'get /v0/city/{cityName}/agent/{dir}/{base}/output': ['tail'],
+  'get /v0/city/{cityName}/session/{id}/transcript': ['tail'],
+};
+
 interface Content {
   content?: Record<string, { schema?: Schema }>;
 }
 interface Operation {
-  parameters?: { in?: string; name?: string }[];
+  parameters?: { in?: string; name?: string; schema?: Schema }[];
   requestBody?: Content;
   responses?: Record<string, Content>;
 }
+
+/** Words about a schema that do not change what it accepts or how a client is generated from it. */
+const PROSE = new Set(['description', 'title', 'examples']);
+
+/** The text of what `schema` accepts, its prose left out: two spots with the same shape share a name. */
+const shapeOf = (schema: unknown): string =>
+  // A property named like a prose keyword holds a schema (an object), never a string or a list.
+  JSON.stringify(schema, (key, value: unknown) =>
+    PROSE.has(key) && (typeof value === 'string' || Array.isArray(value)) ? undefined : value,
+  );
 
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -34,8 +55,8 @@ const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== nul
  * TypeScript schemas) so that a client generated from ours is the one generated from upstream's: header
  * parameters in upstream's spelling (Fastify keys them in lower case), and every inline schema served where
  * upstream's document refers to a component becomes that component, under upstream's name, and is
- * referred to (`http/upstreamSchemaNames.json` holds where upstream names what). Two different inline
- * schemas never share a name: the second stays inline. Mutates and returns `document`.
+ * referred to (`http/upstreamSchemaNames.json` holds where upstream names what). Two inline schemas of
+ * different shapes never share a name (the second stays inline); schemas that differ only in prose do. Mutates and returns `document`.
  */
 export function withUpstreamNames<T extends object>(document: T): T {
   const doc = document as {
@@ -44,14 +65,14 @@ export function withUpstreamNames<T extends object>(document: T): T {
   };
   const components = ((doc.components ??= {}).schemas ??= {}) as Record<string, Schema>;
   const taken = new Map<string, string>();
-  for (const [name, schema] of Object.entries(components)) taken.set(name, JSON.stringify(schema));
+  for (const [name, schema] of Object.entries(components)) taken.set(name, shapeOf(schema));
 
   /** Gives `schema` (at a spot upstream names by `tree`) upstream's names; answers what replaces it. */
   const name = (schema: Schema, tree: NameTree | undefined): Schema => {
     if (tree === undefined || '$ref' in schema) return schema;
     if (typeof tree === 'string') {
       const named = within(schema, NAMES.components[tree]);
-      const text = JSON.stringify(named);
+      const text = shapeOf(named);
       const held = taken.get(tree);
       if (held === undefined) {
         taken.set(tree, text);
@@ -88,9 +109,12 @@ export function withUpstreamNames<T extends object>(document: T): T {
   }
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
+      const stringIntegers = STRING_INTEGER_QUERIES[`${method} ${path}`] ?? [];
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'header' && parameter.name !== undefined)
           parameter.name = HEADER_NAMES[parameter.name.toLowerCase()] ?? parameter.name;
+        if (parameter.in === 'query' && stringIntegers.includes(parameter.name ?? ''))
+          parameter.schema = { type: 'string', pattern: '^[0-9]+$' };
       }
       const upstream = NAMES.operations[`${method} ${path}`];
       if (!upstream) continue;

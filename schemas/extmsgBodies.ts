@@ -1,12 +1,8 @@
+import { stringOf } from './stringOf.ts';
 import { Type, type Static } from 'typebox';
 import { stringMap } from './beadsCommon.ts';
 import { QueryInteger } from './queryIntegerSchema.ts';
-import {
-  AdapterCapabilitiesSchema,
-  ConversationKindSchema,
-  ConversationRefSchema,
-  ExternalInboundMessageSchema,
-} from './extmsg.ts';
+import { AdapterCapabilitiesSchema, ConversationRefSchema, ExternalInboundMessageSchema } from './extmsg.ts';
 
 /** Request bodies and query parameters of the extmsg operations (upstream's names and requiredness). */
 
@@ -144,7 +140,7 @@ const convQuery = {
   provider: Type.Optional(Type.String({ description: 'Provider name.' })),
   account_id: Type.Optional(Type.String({ description: 'Account ID.' })),
   conversation_id: Type.Optional(Type.String({ description: 'Conversation ID.' })),
-  kind: Type.Optional(ConversationKindSchema),
+  kind: Type.Optional(stringOf(['dm', 'room', 'thread'], 'The shape of a conversation: dm, room or thread.')),
 };
 
 export const ExtMsgGroupQuerySchema = Type.Object(convQuery, { additionalProperties: false });

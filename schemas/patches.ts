@@ -1,3 +1,4 @@
+import { stringOf } from './stringOf.ts';
 import { Type, type TSchema } from 'typebox';
 import { int64, nullable, nullableStrings, stringRecord } from './configCommon.ts';
 import { named } from './named.ts';
@@ -187,9 +188,7 @@ export const ProviderPatchSetInputBody = named(
       accept_startup_dialogs: Type.Optional(Type.Boolean()),
       env: Type.Optional(stringRecord()),
       prompt_flag: Type.Optional(Type.String()),
-      prompt_mode: Type.Optional(
-        Type.Union([Type.Literal('arg'), Type.Literal('flag'), Type.Literal('none')]),
-      ),
+      prompt_mode: Type.Optional(stringOf(['arg', 'flag', 'none'], 'How the prompt reaches the CLI.')),
       ready_delay_ms: Type.Optional(int64()),
     },
     closed('ProviderPatchSetInputBody'),

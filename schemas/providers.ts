@@ -1,3 +1,4 @@
+import { stringOf } from './stringOf.ts';
 import { Type, type Static } from 'typebox';
 import { int64, nullableStrings, stringRecord } from './configCommon.ts';
 import { named } from './named.ts';
@@ -22,11 +23,7 @@ const editable = {
     Type.String({ description: 'How options schemas merge along `base`.' }),
   ),
   prompt_flag: Type.Optional(Type.String()),
-  prompt_mode: Type.Optional(
-    Type.Union([Type.Literal('arg'), Type.Literal('flag'), Type.Literal('none')], {
-      description: 'How the prompt reaches the CLI.',
-    }),
-  ),
+  prompt_mode: Type.Optional(stringOf(['arg', 'flag', 'none'], 'How the prompt reaches the CLI.')),
   ready_delay_ms: Type.Optional(int64('Milliseconds to wait before it counts as ready.')),
 };
 

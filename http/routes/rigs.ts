@@ -1,16 +1,11 @@
+import { stringOf } from '../../schemas/stringOf.ts';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { indexedResponse, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import { blockingQueryParameters } from '../../schemas/blockingQuery.ts';
 import { OKResponseBody } from '../../schemas/cities.ts';
 import { registerSchemas } from '../../schemas/eventSchemas.ts';
-import {
-  RIG_ACTIONS,
-  RIG_SCHEMAS,
-  RigCreateInputBody,
-  RigUpdateInputBody,
-  type RigAction,
-} from '../../schemas/rigs.ts';
+import { RIG_ACTIONS, RIG_SCHEMAS, RigCreateInputBody, RigUpdateInputBody } from '../../schemas/rigs.ts';
 import { MAX_WAIT_MS, parseBlockingQuery, waitForJournal } from '../blockingQuery.ts';
 import { runningCity } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
@@ -33,11 +28,7 @@ const ListQuery = Type.Object(
 const GetQuery = Type.Object(GitQuery, { additionalProperties: false });
 const ActionParams = Type.Object({
   ...RigParams.properties,
-  action: Type.Unsafe<RigAction>({
-    type: 'string',
-    enum: [...RIG_ACTIONS],
-    description: 'suspend, resume or restart.',
-  }),
+  action: stringOf(RIG_ACTIONS, 'suspend, resume or restart.'),
 });
 const ok = { 200: { description: 'Done.', ...OKResponseBody } };
 

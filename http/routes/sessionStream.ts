@@ -33,7 +33,8 @@ export function sessionStreamRoutes(scope: FastifyInstance, deps: AppDeps): void
         summary: "Stream a session's conversation, activity and pending prompts (SSE)",
         description:
           'Frames `turn` (format=conversation) or `message` (format=raw) with `id:` = the newest message ' +
-          'uuid, `activity`, `pending` and `heartbeat` (no id). Last-Event-ID resumes after that message.',
+          'uuid, `activity`, `pending` and `heartbeat` (no id). Last-Event-ID resumes after that message. ' +
+          "The frame schemas leave `id:` out: upstream's declare an integer, ours is a uuid.",
         tags,
         params: SessionParams,
         querystring: SessionStreamQuery,
@@ -53,14 +54,10 @@ export function sessionStreamRoutes(scope: FastifyInstance, deps: AppDeps): void
                   {
                     event: 'turn',
                     data: 'SessionStreamMessageEvent',
-                    id: 'string',
-                    idDescription: 'Newest message uuid.',
                   },
                   {
                     event: 'message',
                     data: 'SessionStreamRawMessageEvent',
-                    id: 'string',
-                    idDescription: 'Newest message uuid.',
                   },
                   { event: 'activity', data: 'SessionActivityEvent' },
                   { event: 'pending', data: 'PendingInteraction' },

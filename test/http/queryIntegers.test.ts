@@ -230,8 +230,12 @@ t.test('the list above is every integer query parameter in the OpenAPI document'
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const op of Object.values(ops)) {
       for (const p of op.parameters ?? []) {
-        // `index` and the stream's `after_seq` are strings on the wire, as upstream declares them.
-        const integer = p.schema.type === 'integer' || ['index', 'after_seq'].includes(p.name);
+        // `index` and the stream's `after_seq` are strings on the wire, as upstream declares them, and so
+        // are the integers upstream types as strings of digits (`tail`: http/openapiNames.ts).
+        const integer =
+          p.schema.type === 'integer' ||
+          ['index', 'after_seq'].includes(p.name) ||
+          p.schema.pattern === '^[0-9]+$';
         if (p.in !== 'query' || !integer) continue;
         found.push(`${path} ${p.name}`);
         if (p.schema.type === 'integer') {
