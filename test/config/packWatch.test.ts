@@ -24,7 +24,8 @@ t.test('a new agent in an imported pack is recorded and adopted', async (t) => {
       'packs/town/agents/mayor/agent.toml': 'scope = "city"\n',
     },
   });
-  const agents = async () => (await h.service.config()).agents.map((a: { name: string }) => a.name).sort();
+  const agents = async () =>
+    ((await h.service.config()).agents ?? []).map((a: { name: string }) => a.name).sort();
   t.same(await agents(), ['town.mayor']);
   const before = await h.journal.head();
   mkdirSync(join(h.dir, 'packs/town/agents/scout'), { recursive: true });
