@@ -27,6 +27,7 @@ const SCENARIOS = [
   'formulas',
   'config',
   'cityLoad',
+  'configReload',
   'cli',
   'coldstart',
   'dashboard',

@@ -25,6 +25,7 @@ import type {
   RigUpdateInputBody,
 } from '../../schemas/rigs.ts';
 import { cityTomlPath, type CityConfig } from './cityConfig.ts';
+import { PackWatch } from './packWatch.ts';
 import { NotFoundError } from '../runtime/errors.ts';
 import type { Logger } from '../runtime/logger.ts';
 import type { LogRuntime } from '../runtime/logRuntime/logRuntime.ts';
@@ -87,6 +88,7 @@ export class ConfigService implements ConfigApi {
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
   #unlisten: (() => void) | undefined;
+  #packs: PackWatch | undefined;
 
   constructor(private readonly opts: ConfigServiceOptions) {
     this.#writer = configWriterFor(opts.path, opts.city);
@@ -108,6 +110,13 @@ export class ConfigService implements ConfigApi {
     this.#current = await this.#writer.read();
     const edited = await this.#writer.check(this.opts.log);
     if (edited) this.#current = edited;
+    // An edit to a pack the config reads reaches the city as an edit of city.toml does.
+    this.#packs = new PackWatch(this.opts.path, (file) => {
+      this.#writer.checkPacks(this.opts.log, file, this.#current).catch((err: unknown) => {
+        this.opts.logger.warn({ err, city: this.opts.city, file }, 'pack check failed');
+      });
+    });
+    this.#packs.follow(this.#current);
     try {
       this.#watcher = watch(this.opts.path, (_event, file) => {
         if (file === null || file === 'city.toml') this.#checkSoon();
@@ -128,6 +137,7 @@ export class ConfigService implements ConfigApi {
 
   async stop(): Promise<void> {
     this.#watcher?.close();
+    this.#packs?.close();
     if (this.#timer) clearInterval(this.#timer);
     this.#unlisten?.();
   }
@@ -140,6 +150,7 @@ export class ConfigService implements ConfigApi {
 
   #adopt(config: EffectiveConfig): void {
     this.#current = config;
+    this.#packs?.follow(config);
     this.opts.sessions?.setConfig(config.city);
     this.opts.poke?.();
   }

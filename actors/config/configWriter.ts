@@ -187,6 +187,57 @@ export class ConfigWriter {
     });
   }
 
+  /**
+   * A pack file changed (`file`, relative to the city): the config is composed again with city.toml as it
+   * is, and when the result differs from `current` (the one in use) it is recorded (`config.changed`, source `file`,
+   * `target` the pack file) and adopted. city.toml itself changed too: its own check runs instead.
+   * Effects: reads city.toml and the packs; appends to the log.
+   */
+  checkPacks(
+    log: LogRuntime,
+    file: string,
+    current: EffectiveConfig,
+    actor = 'gc',
+  ): Promise<EffectiveConfig | undefined> {
+    return this.#serial(async () => {
+      let text: string;
+      try {
+        text = await readFile(cityTomlPath(this.dir), 'utf8');
+      } catch {
+        return undefined;
+      }
+      if (sha256(text) !== this.#known) return undefined;
+      const before = fingerprint(current);
+      const config = await effectiveConfigOf(this.dir, text, this.cityName);
+      if (fingerprint(config) === before) return undefined;
+      this.#last = config;
+      const errors = config.problems.filter((p) => p.severity === 'error').map(renderProblem);
+      await log.run(() => ({
+        records: [
+          recordOf({
+            type: 'config.changed',
+            actor,
+            subject: 'city.toml',
+            message: errors.length === 0 ? `${file} edited` : `${file} edited: ${errors.length} error(s)`,
+            payload: {
+              write_id: randomUUID(),
+              sha256: config.sha256,
+              source: 'file',
+              kind: 'file',
+              op: 'edited',
+              target: file,
+              valid: errors.length === 0,
+              ...(errors.length > 0 ? { errors } : {}),
+            },
+          }),
+        ],
+        commit: () => undefined,
+      }));
+      if (errors.length === 0) this.#notify(config);
+      return config;
+    });
+  }
+
   /** The current effective config (after the writes queued before this read). */
   read(): Promise<EffectiveConfig> {
     return this.#serial(async () =>
@@ -267,3 +318,7 @@ export async function lastRecordedHash(journal: Journal): Promise<string | undef
   }
   return best?.hash;
 }
+
+/** What a pack edit can change of a city: its composed agents, sessions, providers, services, problems. */
+const fingerprint = (c: EffectiveConfig): string =>
+  JSON.stringify([c.city, c.composed.agents, c.composed.providers, c.problems]);

@@ -81,8 +81,13 @@ export function composeConfig(layers: ConfigLayers): ComposedConfig {
       // Only a replaced agent has sources to drop (scanning them for every agent is quadratic).
       if (agents.delete(id)) unstamp(sources, `agents.${id}`);
       agents.set(id, { ...agent });
-      const file = originOf(agent)?.file;
+      const origin = originOf(agent);
+      const file = origin?.file;
       stamp(sources, `agents.${id}`, agent, file && source.origin === 'pack' ? { ...source, file } : source);
+      // Keys a pack's own patch set come from that pack.toml.
+      if (source.origin === 'pack')
+        for (const [key, patchFile] of Object.entries(origin?.patched ?? {}))
+          if (key in agent) sources[`agents.${id}.${key}`] = { ...source, file: patchFile };
     }
     for (const service of tablesOf(doc.service)) {
       const name = textOf(service.name);

@@ -19,6 +19,8 @@ export const AGENT_ORIGIN = Symbol('agentOrigin');
 export interface AgentOrigin {
   dir: string;
   file: string;
+  /** Keys a pack's `[[patches.agent]]` set, with the pack.toml that set them (explain credits them). */
+  patched?: Record<string, string>;
 }
 export const originOf = (t: Table): AgentOrigin | undefined =>
   (t as { [AGENT_ORIGIN]?: AgentOrigin })[AGENT_ORIGIN];
@@ -166,7 +168,14 @@ export function expandPack(node: PackNode, rebase: (path: string, dir: string) =
       });
       return;
     }
-    patchAgent(target, rebaseAgent(p, node.dir, rebase), {}, '');
+    const touched: Record<string, unknown> = {};
+    patchAgent(target, rebaseAgent(p, node.dir, rebase), touched as Parameters<typeof patchAgent>[2], 'p');
+    const origin = originOf(target);
+    if (origin) {
+      const patched = { ...origin.patched };
+      for (const key of Object.keys(touched)) patched[key.slice(2)] = node.file;
+      Object.assign(target, withOrigin(target, { ...origin, patched }));
+    }
   });
   out.namedSessions.push(...tablesOf(node.doc.named_session).map((s) => ({ ...s })));
   for (const [name, spec] of Object.entries(tableOf(node.doc.providers)))
