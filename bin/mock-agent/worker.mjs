@@ -1,7 +1,7 @@
 // The mock agent's scripted worker mode: deterministic, no LLM. Each round it asks for work the way a
 // Claude session of gc does (its Stop hook, `gc hook --inject`; without hooks, `gc hook`), then claims the
 // bead (`bd update <id> --claim`), does a step (writes mock-work/<id>.txt, commits it when the working
-// directory is a git repository), closes it (`bd close <id>`), mails a report (`gc mail send`), and goes on;
+// directory is a git repository), mails a report (`gc mail send`), closes it (`bd close <id>`), and goes on;
 // with no work it idles and asks again after a while.
 //
 // Knobs (environment): GC_MOCK_REPORT_TO (default mayor), GC_MOCK_WORK_MS (time a step takes, default 0),
@@ -42,13 +42,15 @@ export function startWorker({ cwd, env, hooks, say, log, onIdle }) {
       await sh(`git add mock-work/${q(`${id}.txt`)} && git commit -q -m ${q(`Work on ${id}`)}`, cwd, env);
     }
     if (workMs > 0) await new Promise((r) => setTimeout(r, workMs));
-    const close = await sh(`bd close ${q(id)}`, cwd, env);
-    if (close.code !== 0) return false;
+    // The report goes out before the close: once the bead is closed the session holds nothing, and a
+    // shrinking pool may close it (ending this process) before a report sent after the close is out.
     await sh(
-      `gc mail send ${q(reportTo)} -s ${q(`Done: ${id}`)} -m ${q(`Closed ${id}: ${item.title}`)}`,
+      `gc mail send ${q(reportTo)} -s ${q(`Done: ${id}`)} -m ${q(`Finished ${id}: ${item.title}`)}`,
       cwd,
       env,
     );
+    const close = await sh(`bd close ${q(id)}`, cwd, env);
+    if (close.code !== 0) return false;
     log(`[work] closed ${id}`);
     say(`worked ${id}`);
     return true;

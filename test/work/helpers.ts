@@ -38,13 +38,20 @@ export interface WorkCity {
 
 export async function workCity(
   t: Test,
-  opts: { natsUrl?: string; name?: string; startCommand?: string; supervisorEnv?: NodeJS.ProcessEnv } = {},
+  opts: {
+    natsUrl?: string;
+    name?: string;
+    startCommand?: string;
+    supervisorEnv?: NodeJS.ProcessEnv;
+    /** The session runtime: tmux (default) or subprocess. */
+    runtime?: 'tmux' | 'subprocess';
+  } = {},
 ): Promise<WorkCity> {
-  // Sessions run on tmux; the city's tmux server is killed when the test ends (the supervisor child is
-  // SIGKILLed and would leave it behind).
+  // Sessions run on tmux unless asked; the city's tmux server is killed when the test ends (the
+  // supervisor child is SIGKILLed and would leave it behind).
   const sup = await startSupervisorProc(t, {
     natsUrl: opts.natsUrl,
-    env: { GC_SESSION_RUNTIME: 'tmux', ...opts.supervisorEnv },
+    env: { GC_SESSION_RUNTIME: opts.runtime ?? 'tmux', ...opts.supervisorEnv },
   });
   const name = opts.name ?? 'alpha';
   t.teardown(() => {

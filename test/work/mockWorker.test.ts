@@ -92,7 +92,7 @@ t.test('a mock worker takes routed beads through to closed, once each', async (t
   t.equal(readFileSync(join(work, 'mock-work', `${ids[0]}.txt`), 'utf8'), 'one\n');
 
   const inbox = await city.gc(['mail', 'inbox', 'mayor']);
-  for (const id of ids) t.match(inbox.stdout, new RegExp(`worker-1\\s+Done: ${id}\\s+Closed ${id}`));
+  for (const id of ids) t.match(inbox.stdout, new RegExp(`worker-1\\s+Done: ${id}\\s+Finished ${id}`));
 
   // Each bead went open → in_progress → closed exactly once, in that order, in the city's event stream.
   const events = (await city.sup.call('GET', `/v0/city/${city.name}/events?limit=1000`)).body as {

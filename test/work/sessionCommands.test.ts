@@ -1,5 +1,6 @@
 import t from 'tap';
 import { eventually } from '../helpers/supervisor.ts';
+import { listShapeErrors, showShapeErrors } from './bdShapes.ts';
 import { workCity } from './helpers.ts';
 
 /**
@@ -173,6 +174,34 @@ t.test('session commands agents run', async (t) => {
     const down = await city.gc(['session', 'new', 'helper'], { GC_API: 'http://127.0.0.1:1' });
     t.equal(down.code, 1);
     t.match(down.stderr, /^gc session new: [^\n]*127\.0\.0\.1:1[^\n]*\n$/);
+  });
+
+  await t.test("inside a session: bd ready, bd show and gc hook give bd's documented shapes", async (t) => {
+    const session = { GC_TEMPLATE: 'helper', GC_SESSION_ID: 'x-9', GC_SESSION_NAME: 'x-9', GC_ALIAS: 'x-9' };
+    const a = JSON.parse(
+      (await city.bd(['create', 'Shape A', '-t', 'bug', '-p', '1', '-d', 'why', '-l', 'x,y', '--json']))
+        .stdout,
+    ) as { id: string };
+    const b = JSON.parse(
+      (await city.bd(['create', 'Shape B', '--metadata', '{"gc.routed_to":"helper"}', '--json'])).stdout,
+    ) as { id: string };
+    t.equal((await city.bd(['dep', 'add', a.id, b.id])).code, 0, 'a depends on b');
+    const ready = JSON.parse((await city.bd(['ready', '--json'], session)).stdout) as unknown;
+    t.same(listShapeErrors(ready), [], 'bd ready --json');
+    t.ok((ready as { id: string }[]).some((i) => i.id === b.id));
+    const list = JSON.parse((await city.bd(['list', '--json', '--all'])).stdout) as unknown;
+    t.same(listShapeErrors(list), [], 'bd list --json (a carries an edge record)');
+    const show = JSON.parse((await city.bd(['show', a.id, b.id, '--json'])).stdout) as unknown;
+    t.same(showShapeErrors(show), [], 'bd show --json');
+    t.match(show, [
+      { id: a.id, labels: ['x', 'y'], dependencies: [{ id: b.id, dependency_type: 'blocks' }] },
+      { id: b.id },
+    ]);
+    const hook = await city.gc(['hook'], session);
+    t.equal(hook.code, 0, hook.stderr);
+    t.same(listShapeErrors(JSON.parse(hook.stdout)), [], 'gc hook prints a bd ready element');
+    t.match(JSON.parse(hook.stdout), [{ id: b.id }], 'routed to the template');
+    for (const id of [a.id, b.id]) await city.bd(['close', id, '--force']);
   });
 
   await t.test('gc handoff --target: mail, then the session is killed and restarted', async (t) => {
