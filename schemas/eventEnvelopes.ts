@@ -7,6 +7,7 @@ import {
   type RegisteredEventType,
 } from './eventCatalog.ts';
 import { named, type NamedSchema } from './named.ts';
+import { WorkflowEventProjectionSchema } from './workflowProjection.ts';
 
 /**
  * The event envelopes on the wire: `data:` of the SSE frames and the items of the event lists. The untyped
@@ -23,6 +24,7 @@ const envelopeFields = () => ({
   actor: Type.String({ description: 'Who caused it.' }),
   subject: Type.Optional(Type.String({ description: 'What it concerns (omitted when empty).' })),
   message: Type.Optional(Type.String({ description: 'Free text (omitted when empty).' })),
+  workflow: Type.Optional(WorkflowEventProjectionSchema),
 });
 
 const cityField = () =>

@@ -51,8 +51,6 @@ const NOT_YET_NAMED = [
   'StatusRigDetail',
   'StatusSessionCountsDetail',
   'StatusStoreHealth',
-  'WorkflowAttemptSummary',
-  'WorkflowEventProjection',
 ];
 
 /**
@@ -65,12 +63,7 @@ const OPERATION_ADDITIONS: Record<string, string[]> = {
   'get /v0/city/{cityName}/events': ['WireEvent'],
   'get /v0/events': ['WireTaggedEvent'],
 };
-const WORKFLOW = ['WorkflowAttemptSummary', 'WorkflowBeadResponse', 'WorkflowEventProjection'];
 const OPERATION_NOT_YET: Record<string, string[]> = {
-  'get /v0/city/{cityName}/events': WORKFLOW,
-  'get /v0/city/{cityName}/events/stream': WORKFLOW,
-  'get /v0/events': WORKFLOW,
-  'get /v0/events/stream': WORKFLOW,
   'get /v0/city/{cityName}/status': [
     'BeadsDiagnostic',
     'StatusAgentDetail',
