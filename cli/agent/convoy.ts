@@ -1,7 +1,8 @@
 import { CONVOY_SUBCOMMANDS } from './subcommands.ts';
 import type { Bead } from '../../schemas/beads.ts';
 import type { ConvoyGetResponse } from '../../schemas/convoys.ts';
-import { bool, parseArgs } from '../bd/args.ts';
+import { bool } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { GcAgentError } from './errors.ts';
 import type { AgentIo } from './io.ts';
 
@@ -35,7 +36,7 @@ async function detail(io: AgentIo, id: string): Promise<ConvoyGetResponse> {
 export async function convoy(io: AgentIo): Promise<number> {
   const [sub, ...argv] = io.argv;
   if (!sub) throw new GcAgentError(`missing subcommand (${CONVOY_SUBCOMMANDS.join(', ')})`);
-  const args = parseArgs(argv, sub === 'create' ? { owned: { kind: 'bool' } } : {}, `convoy ${sub}`);
+  const args = parseGcArgs(argv, sub === 'create' ? { owned: { kind: 'bool' } } : {}, `convoy ${sub}`);
   const [first, ...rest] = args.positional;
   switch (sub) {
     case 'create': {

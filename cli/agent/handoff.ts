@@ -1,5 +1,6 @@
 import type { Message } from '../../schemas/mail.ts';
-import { parseArgs, str } from '../bd/args.ts';
+import { str } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { GcAgentError } from './errors.ts';
 import { currentSession } from './identity.ts';
 import type { AgentIo } from './io.ts';
@@ -12,7 +13,7 @@ import { getSession, sessionKey, sessionUrl } from './sessionTarget.ts';
  * that session and its process is killed, and the command returns at once.
  */
 export async function handoff(io: AgentIo): Promise<number> {
-  const args = parseArgs(io.argv, { target: { kind: 'string' } }, 'handoff');
+  const args = parseGcArgs(io.argv, { target: { kind: 'string' } }, 'handoff');
   const [subject, body, ...extra] = args.positional;
   if (!subject?.trim() || extra.length > 0) throw new GcAgentError('accepts between 1 and 2 arg(s)');
   const target = str(args, 'target');

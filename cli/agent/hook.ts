@@ -1,4 +1,5 @@
-import { parseArgs, bool } from '../bd/args.ts';
+import { bool } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { ApiFailure } from '../bd/client.ts';
 import { GcAgentError } from './errors.ts';
 import { hookAgent, workIdentities } from './identity.ts';
@@ -28,7 +29,7 @@ export async function agentView(io: AgentIo, agent: string): Promise<AgentView> 
  * with work and 1 without; `--inject`: a `<system-reminder>` only when there is work, always exit 0.
  */
 export async function hook(io: AgentIo): Promise<number> {
-  const args = parseArgs(io.argv, { inject: { kind: 'bool' } }, 'hook');
+  const args = parseGcArgs(io.argv, { inject: { kind: 'bool' } }, 'hook');
   const inject = bool(args, 'inject');
   try {
     if (args.positional.length > 1) throw new GcAgentError('accepts at most 1 arg(s)');

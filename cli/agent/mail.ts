@@ -1,6 +1,7 @@
 import { MAIL_SUBCOMMANDS } from './subcommands.ts';
 import type { Message } from '../../schemas/mail.ts';
-import { bool, parseArgs, str, type FlagSpec } from '../bd/args.ts';
+import { bool, str, type FlagSpec } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { ApiFailure } from '../bd/client.ts';
 import { GcAgentError } from './errors.ts';
 import { mailIdentity } from './identity.ts';
@@ -48,7 +49,7 @@ const path = async (io: AgentIo, id: string, verb = ''): Promise<string> =>
   `${await io.client.cityPath()}/mail/${encodeURIComponent(id)}${verb ? `/${verb}` : ''}`;
 
 async function send(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, SEND_FLAGS, 'mail send');
+  const args = parseGcArgs(argv, SEND_FLAGS, 'mail send');
   const rest = [...args.positional];
   const to = str(args, 'to') ?? rest.shift();
   if (!to) throw new GcAgentError('missing recipient');
@@ -69,7 +70,7 @@ async function send(io: AgentIo, argv: string[]): Promise<number> {
 }
 
 async function inbox(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, {}, 'mail inbox');
+  const args = parseGcArgs(argv, {}, 'mail inbox');
   const who = args.positional[0] ? address(args.positional[0]) : mailIdentity(io.env);
   const msgs = await inboxOf(io, who);
   if (msgs.length === 0) io.out(`No unread messages for ${who}\n`);
@@ -84,7 +85,7 @@ async function inbox(io: AgentIo, argv: string[]): Promise<number> {
 }
 
 async function check(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { inject: { kind: 'bool' } }, 'mail check');
+  const args = parseGcArgs(argv, { inject: { kind: 'bool' } }, 'mail check');
   const inject = bool(args, 'inject');
   const who = args.positional[0] ? address(args.positional[0]) : mailIdentity(io.env);
   let msgs: Message[];
@@ -115,7 +116,7 @@ async function check(io: AgentIo, argv: string[]): Promise<number> {
 }
 
 async function read(io: AgentIo, argv: string[], mark: boolean): Promise<number> {
-  const args = parseArgs(argv, {}, mark ? 'mail read' : 'mail peek');
+  const args = parseGcArgs(argv, {}, mark ? 'mail read' : 'mail peek');
   const id = args.positional[0];
   if (!id || args.positional.length > 1) throw new GcAgentError('accepts 1 arg(s)');
   const m = (await io.client.call('GET', await path(io, id))).body as Message;
@@ -129,7 +130,7 @@ async function read(io: AgentIo, argv: string[], mark: boolean): Promise<number>
 }
 
 async function reply(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(
+  const args = parseGcArgs(
     argv,
     { subject: SEND_FLAGS.subject!, message: SEND_FLAGS.message!, notify: SEND_FLAGS.notify! },
     'mail reply',
@@ -152,7 +153,7 @@ async function reply(io: AgentIo, argv: string[]): Promise<number> {
 
 /** archive, delete, mark-read, mark-unread: one message each. */
 async function simple(io: AgentIo, argv: string[], verb: string): Promise<number> {
-  const args = parseArgs(argv, {}, `mail ${verb}`);
+  const args = parseGcArgs(argv, {}, `mail ${verb}`);
   const id = args.positional[0];
   if (!id || args.positional.length > 1) throw new GcAgentError('accepts 1 arg(s)');
   try {
@@ -176,7 +177,7 @@ async function simple(io: AgentIo, argv: string[], verb: string): Promise<number
 }
 
 async function count(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, {}, 'mail count');
+  const args = parseGcArgs(argv, {}, 'mail count');
   const who = args.positional[0] ? address(args.positional[0]) : mailIdentity(io.env);
   const q = new URLSearchParams({ agent: who });
   const c = (await io.client.call('GET', `${await io.client.cityPath()}/mail/count?${q.toString()}`))

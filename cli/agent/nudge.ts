@@ -1,4 +1,5 @@
-import { bool, parseArgs } from '../bd/args.ts';
+import { bool } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { GcAgentError } from './errors.ts';
 import { mailIdentity } from './identity.ts';
 import type { AgentIo } from './io.ts';
@@ -21,7 +22,7 @@ export async function nudge(io: AgentIo): Promise<number> {
 
 /** `gc nudge drain [session] [--inject]`: nothing is ever due; `--inject` prints nothing, exit 0. */
 async function drain(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { inject: { kind: 'bool' } }, 'nudge drain');
+  const args = parseGcArgs(argv, { inject: { kind: 'bool' } }, 'nudge drain');
   if (args.positional.length > 1) {
     if (bool(args, 'inject')) return 0;
     throw new GcAgentError('accepts at most 1 arg(s)');
@@ -31,7 +32,7 @@ async function drain(io: AgentIo, argv: string[]): Promise<number> {
 
 /** `gc nudge status [session]`: upstream's table, with the session's (always empty) queue. */
 async function status(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, {}, 'nudge status');
+  const args = parseGcArgs(argv, {}, 'nudge status');
   if (args.positional.length > 1) throw new GcAgentError('accepts at most 1 arg(s)');
   const who = args.positional[0] ?? (io.env.GC_ALIAS?.trim() || io.env.GC_SESSION_ID?.trim());
   if (!who || who === mailIdentity({}))

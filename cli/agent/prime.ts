@@ -1,6 +1,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs, bool } from '../bd/args.ts';
+import { bool } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { hookAgent } from './identity.ts';
 import type { AgentIo } from './io.ts';
 import { agentView } from './hook.ts';
@@ -33,7 +34,7 @@ const stamp = (d: Date): string =>
  * `[<city>] <agent> • <time>` and records the provider session id in `./.runtime/session_id`. Always exit 0.
  */
 export async function prime(io: AgentIo): Promise<number> {
-  const args = parseArgs(io.argv, { hook: { kind: 'bool' } }, 'prime');
+  const args = parseGcArgs(io.argv, { hook: { kind: 'bool' } }, 'prime');
   const agent = hookAgent(io.env, args.positional[0]);
   let suspended = false;
   if (agent) {

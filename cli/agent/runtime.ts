@@ -1,4 +1,4 @@
-import { parseArgs } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { GcAgentError } from './errors.ts';
 import type { AgentIo } from './io.ts';
 import { getSession, sessionKey, sessionUrl } from './sessionTarget.ts';
@@ -14,7 +14,7 @@ export async function runtime(io: AgentIo): Promise<number> {
   const [sub, ...argv] = io.argv;
   if (!sub) throw new GcAgentError(`missing subcommand (${RUNTIME_SUBCOMMANDS.join(', ')})`);
   if (!RUNTIME_SUBCOMMANDS.includes(sub)) throw new GcAgentError(`unknown subcommand "${sub}"`);
-  const args = parseArgs(argv, {}, `runtime ${sub}`);
+  const args = parseGcArgs(argv, {}, `runtime ${sub}`);
   if (sub === 'drain') return drain(io, args.positional);
   if (args.positional.length > (sub === 'request-restart' ? 0 : 1))
     throw new GcAgentError('too many arguments');

@@ -1,4 +1,5 @@
-import { parseArgs, str, type FlagSpec } from '../bd/args.ts';
+import { str, type FlagSpec } from '../bd/args.ts';
+import { parseGcArgs } from './args.ts';
 import { GcAgentError } from './errors.ts';
 import type { AgentIo } from './io.ts';
 import { getSession, sendText, sessionKey } from './sessionTarget.ts';
@@ -17,7 +18,7 @@ export const NUDGE_FLAGS: FlagSpec = { delivery: { kind: 'string' } };
  * write `gc session peek <target> 50`; a second, numeric positional is read as `--lines`.
  */
 async function peek(io: AgentIo, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { lines: { kind: 'string' } }, 'session peek');
+  const args = parseGcArgs(argv, { lines: { kind: 'string' } }, 'session peek');
   const [target, count, ...extra] = args.positional;
   if (!target || extra.length > 0 || (count !== undefined && str(args, 'lines') !== undefined))
     throw new GcAgentError('accepts 1 arg(s)');
@@ -36,7 +37,7 @@ async function peek(io: AgentIo, argv: string[]): Promise<number> {
  * queued, and `immediate` refuses a session that is not running, as upstream's does.
  */
 export async function nudgeSession(io: AgentIo, argv: string[], command: string): Promise<number> {
-  const args = parseArgs(argv, NUDGE_FLAGS, command);
+  const args = parseGcArgs(argv, NUDGE_FLAGS, command);
   const [target, ...words] = args.positional;
   if (!target || words.length === 0) throw new GcAgentError('requires a session and a message');
   const delivery = str(args, 'delivery') ?? 'wait-idle';

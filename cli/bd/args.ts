@@ -27,7 +27,13 @@ const BOOL_VALUES: Record<string, boolean> = { true: true, false: false, '1': tr
  * an optional `=true|false`, `--` ends the flags. A flag the spec lacks is an UnsupportedError (exit 2).
  * This is a pure function.
  */
-export function parseArgs(argv: readonly string[], spec: FlagSpec, command: string): Parsed {
+export function parseArgs(
+  argv: readonly string[],
+  spec: FlagSpec,
+  command: string,
+  /** Whose command it is, for the message naming it: `bd` or `gc`. */
+  tool: 'bd' | 'gc' = 'bd',
+): Parsed {
   const all: FlagSpec = { ...GLOBAL_FLAGS, ...spec };
   const byName = new Map<string, string>();
   for (const [name, f] of Object.entries(all)) {
@@ -49,7 +55,7 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec, command: stri
     const eq = arg.indexOf('=');
     const key = eq > 0 ? arg.slice(0, eq) : arg;
     const name = byName.get(key);
-    if (!name) throw new UnsupportedError(`unsupported flag ${key} for "bd ${command}"`);
+    if (!name) throw new UnsupportedError(`unsupported flag ${key} for "${tool} ${command}"`);
     const kind = all[name]!.kind;
     if (kind === 'bool') {
       const raw = eq > 0 ? arg.slice(eq + 1) : 'true';

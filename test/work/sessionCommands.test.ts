@@ -41,6 +41,12 @@ t.test('session commands agents run', async (t) => {
       t.equal(r.code, 1, bad.join(' '));
       t.match(r.stderr, /^gc session peek: [^\n]+\n$/, bad.join(' '));
     }
+    const flag2 = await city.gc(['session', 'peek', 'worker', '--bogus']);
+    t.same(
+      [flag2.code, flag2.stdout, flag2.stderr],
+      [2, '', 'gc session peek: unsupported flag --bogus for "gc session peek"\n'],
+      'an unsupported flag: exit 2, named',
+    );
     const unknown = await city.gc(['session', 'peek', 'nobody']);
     t.same(
       [unknown.code, unknown.stdout, unknown.stderr],
