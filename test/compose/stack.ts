@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,8 +192,12 @@ export function overrideYaml(bases: Bases, image: string): string {
   return lines.join('\n') + '\n';
 }
 
-/** An HTTP call to a published port, with the headers a client needs (token, the anti-CSRF marker). */
-export async function api(
+/**
+ * An HTTP call to a published port, with the headers a client needs (token, the anti-CSRF marker). By
+ * node:http rather than fetch: a connection the engine's port proxy accepts and then drops while the
+ * container starts left a fetch pending with nothing to keep the process alive; here it is an error.
+ */
+export function api(
   base: string,
   method: string,
   path: string,
@@ -201,21 +206,29 @@ export async function api(
 ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
   const headers: Record<string, string> = { 'x-gc-request': 'compose-tier' };
   if (token) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(15_000),
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, base), { method, headers, timeout: 15_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (s: string) => (text += s));
+      res.once('error', reject);
+      res.once('end', () => {
+        let parsed: Record<string, unknown> = {};
+        try {
+          parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+        } catch {
+          parsed = { text };
+        }
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: out, body: parsed });
+      });
+    });
+    req.once('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 15 s`)));
+    req.once('error', reject);
+    req.end(payload);
   });
-  const text = await res.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    parsed = { text };
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
 }
 
 export { must };
