@@ -11,11 +11,11 @@ import { Stack, sweepStale } from './stack.ts';
 /**
  * The compose tier (issue #30): the repository's Dockerfile and docker-compose.yml on a real local engine.
  * Not part of `npm test` (its name does not match `*.test.ts`); `.ci/run` runs it as its own step:
- * `npx tap --jobs=1 --timeout=900 test/compose/compose.tier.ts` (root, an engine, debootstrap, the built gc).
+ * `npx tap --jobs=1 --timeout=1500 test/compose/compose.tier.ts` (root, an engine, debootstrap, the built gc).
  * Without an engine it fails under CI and skips, saying why, elsewhere. It removes every container,
  * network, volume and image it made, also when it fails; only the base images stay, as a cache.
  */
-t.setTimeout(15 * 60_000);
+t.setTimeout(25 * 60_000);
 
 const problem =
   (await engineProblem()) ??
