@@ -98,6 +98,9 @@ export async function defaultProfile(t: Test, stack: Stack, figures: Record<stri
   const gcEnv = isolatedEnv(mkdtempSync(join(tmpdir(), 'gc-compose-home-')), { GC_API: base });
   const follow = new GcProcess(['events', '--follow'], { env: gcEnv });
   t.teardown(() => follow.stop());
+  // Started before the first city, as the README has it: it waits and says so (else it would start at
+  // whatever is newest when it connects, and might begin after the city's first event).
+  await follow.waitForStderr(/no_providers|waiting for a city/, 60_000);
   const created = await runGc(['city', 'create', '/cities/harbor', '--start-command', 'true', '--wait'], {
     env: gcEnv,
     killAfterMs: 120_000,
@@ -111,7 +114,7 @@ export async function defaultProfile(t: Test, stack: Stack, figures: Record<stri
   const printed = jsonLines(follow.stdout());
   const keys = printed.map((e) => `${String(e.city)}#${String(e.seq)} ${String(e.type)}`);
   t.ok(
-    printed.some((e) => e.city === 'harbor' && e.type === 'city.created'),
+    printed.some((e) => e.city === 'harbor' && e.seq === 1 && e.type === 'city.created'),
     `the follower printed the city's own events as JSON Lines (${keys.slice(0, 8).join(', ')})`,
   );
   await follow.stop();
