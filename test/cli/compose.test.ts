@@ -2,8 +2,9 @@ import t from 'tap';
 import { readCompose, readDockerfile } from './helpers/compose.ts';
 
 /**
- * No Docker engine runs here, so the compose file and the Dockerfile are checked for the structure the
- * deployment depends on; compose.topology.test.ts runs the same topology with local processes.
+ * The structure the deployment depends on, checked without an engine in every `npm test`;
+ * compose.topology.test.ts runs the same topology with local processes, and the compose tier
+ * (test/compose/compose.tier.ts, run by .ci/run) runs the files themselves on a real engine.
  */
 
 const compose = readCompose();
@@ -24,10 +25,10 @@ t.test('NATS runs an upstream >= 2.10 server with JetStream on a persistent name
   t.ok(compose.volumes && volume in compose.volumes, 'declared at the top level');
 });
 
-t.test('NATS is health-checked on its monitoring port 8222 /healthz', async (t) => {
+t.test('NATS is health-checked on its monitoring port 8222 /healthz, JetStream included', async (t) => {
   const cmd = nats.command ?? [];
   t.equal(cmd[cmd.indexOf('-m') + 1], '8222', 'monitoring port enabled');
-  t.match((nats.healthcheck?.test ?? []).join(' '), /:8222\/healthz/);
+  t.match((nats.healthcheck?.test ?? []).join(' '), /:8222\/healthz\?js-enabled-only=true/);
 });
 
 t.test(
@@ -85,13 +86,31 @@ t.test(
 );
 
 t.test(
-  'the Dockerfile builds on node:20 with npm ci and npm run build, and runs the same command',
+  'the Dockerfile builds on a NODE_IMAGE argument (default node:20 slim) with npm ci and npm run build',
   async (t) => {
     const lines = readDockerfile();
+    t.match(lines[0], /^ARG NODE_IMAGE=node:20[.-]\S*slim$/, 'the public base is the default');
     const froms = lines.filter((l) => l.startsWith('FROM '));
-    t.ok(froms.length > 0 && froms.every((l) => /^FROM node:20[.-]/.test(l)), froms.join(' | '));
-    t.ok(lines.includes('RUN npm ci'), 'npm ci');
-    t.ok(lines.includes('RUN npm run build'), 'npm run build');
+    t.same(froms, ['FROM ${NODE_IMAGE} AS build', 'FROM ${NODE_IMAGE} AS runtime'], 'two stages on it');
+    t.ok(
+      lines.some((l) => /^RUN npm ci\b/.test(l)),
+      'npm ci',
+    );
+    t.ok(
+      lines.some((l) => /^RUN npm run build\b/.test(l)),
+      'npm run build',
+    );
+    t.ok(
+      lines.some((l) => /^RUN npm prune --omit=dev\b/.test(l)),
+      'the dev dependencies are pruned',
+    );
+    const runtime = lines.slice(lines.indexOf(froms[1]!));
+    for (const dir of ['dist', 'bin', 'web', 'node_modules'])
+      t.ok(
+        runtime.some((l) => l.startsWith('COPY ') && l.endsWith(` ./${dir}`)),
+        `the runtime stage has ${dir}/`,
+      );
+    t.ok(runtime.includes('USER node'), 'and runs as node');
     t.ok(lines.includes('EXPOSE 8372'));
     const cmd = lines.find((l) => l.startsWith('CMD '));
     t.same(JSON.parse(cmd!.slice(4)), sup.command, 'the image runs what compose runs');

@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { withJetStream } from '../helpers/nats.ts';
-import { readCompose } from './helpers/compose.ts';
+import { interpolated, readCompose } from './helpers/compose.ts';
 import { jsonLines, runGc } from './helpers/gc.ts';
 import { startSupervisorProc } from './helpers/supervisorProc.ts';
 
@@ -28,7 +28,7 @@ t.test('create, wait and read events through the compose topology', async (t) =>
     ['node', 'bin/gc.js', 'supervisor', 'run'],
     'the service runs gc supervisor run',
   );
-  const env = { ...service.environment };
+  const env = interpolated(service.environment);
   t.equal(env.GC_NATS_URL, 'nats://nats:4222');
   env.GC_NATS_URL = nats.url; // the `nats` service, here
   delete env.GC_HOME; // the volume path: the helper gives each run its own home
@@ -88,7 +88,7 @@ t.test('create, wait and read events through the compose topology', async (t) =>
 t.test('without GC_ALLOW_MUTATIONS the same topology is read-only', async (t) => {
   const nats = await withJetStream(t);
   if (!nats) return;
-  const env: Record<string, string> = { ...service.environment, GC_NATS_URL: nats.url };
+  const env: Record<string, string> = { ...interpolated(service.environment), GC_NATS_URL: nats.url };
   delete env.GC_HOME;
   delete env.GC_ALLOW_MUTATIONS;
   const sup = await startSupervisorProc(t, { env, args: (service.command ?? []).slice(4) });

@@ -53,7 +53,11 @@ t.test('two supervisors of one gc cluster, each advertising itself, sharing the 
       s.volumes?.some((v) => v === `sup-${n}-home:/data/gc`),
       'a home of its own',
     );
-    t.same(Object.keys(s.depends_on ?? {}).sort(), ['nats-1', 'nats-2', 'nats-3']);
+    t.same(
+      Object.keys(s.depends_on ?? {}).sort(),
+      n === 1 ? ['nats-1', 'nats-2', 'nats-3'] : ['nats-1', 'nats-2', 'nats-3', 'sup-1'],
+      'all three nodes (sup-2 also waits for sup-1)',
+    );
   }
 });
 
@@ -61,8 +65,8 @@ t.test('one port in front of both', async (t) => {
   const gateway = services.gateway!;
   t.same(
     gateway.ports,
-    ['127.0.0.1:8373:8372'],
-    'published on loopback, beside the single supervisor’s 8372',
+    ['127.0.0.1:${GC_CLUSTER_PUBLISH_PORT:-8373}:8372'],
+    'published on loopback, beside the single supervisor’s 8372 (GC_CLUSTER_PUBLISH_PORT moves it)',
   );
   const mount = gateway.volumes?.[0]?.split(':')[0];
   const conf = readFileSync(join(ROOT, mount!), 'utf8');

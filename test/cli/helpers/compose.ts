@@ -33,3 +33,10 @@ export function readDockerfile(): string[] {
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
 }
+
+/** A service's environment as compose gives it when none of its `${VAR:-default}` variables is set. */
+export function interpolated(env: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, v.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*:-([^}]*)\}/g, '$1')]),
+  );
+}
