@@ -121,6 +121,7 @@ export function validateConfig(
       seen.add(id);
     });
   }
+  const cityAcp = tableOf(city.session).provider === 'acp';
   c.agents.forEach((a, i) => {
     const id = agentIdentity(a);
     const source = c.sources[`agents.${id}.name`];
@@ -145,12 +146,16 @@ export function validateConfig(
     if (a.suspended !== undefined && typeof a.suspended !== 'boolean')
       error(file, `${field}.suspended`, 'expected a boolean');
     const providerName = strOf(a.provider) ?? defaultProvider;
+    // `[session] provider = "acp"` asks every agent without its own `session` key for ACP.
+    const byCity = a.session === undefined && cityAcp;
     const transport = agentSessionProblem(
-      a,
+      byCity ? { ...a, session: 'acp' } : a,
       providerName ? { name: providerName, spec: resolveProvider(c, providerName) } : undefined,
       c.providers,
     );
-    if (transport) error(fileOf(c.sources[`agents.${id}.session`] ?? source), `${field}.session`, transport);
+    if (transport && byCity) error(CITY_FILE, 'session.provider', `agent ${id}: ${transport}`);
+    else if (transport)
+      error(fileOf(c.sources[`agents.${id}.session`] ?? source), `${field}.session`, transport);
   });
   dependencyProblems(c.agents).forEach((p) => out.push(p));
 

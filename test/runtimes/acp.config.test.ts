@@ -152,3 +152,34 @@ t.test('session = "acp" needs supports_acp: a precise config error, the presets'
   t.match(presets.claude, { supportsAcp: true, acpCommand: 'claude-code-acp' });
   t.notOk(presets.codex?.supportsAcp);
 });
+
+t.test(
+  '[session] provider = "acp": validate names each agent whose provider does not speak ACP',
+  async (t) => {
+    const city = await config(
+      '[session]\nprovider = "acp"\n' +
+        '[[agent]]\nname = "ok"\n' + // the workspace's mock speaks ACP
+        '[[agent]]\nname = "no"\nprovider = "codex"\n' +
+        '[[agent]]\nname = "own"\nprovider = "codex"\nsession = "acp"\n',
+    );
+    t.same(
+      city.problems.filter((p) => p.severity === 'error').map((p) => [p.file, p.field, p.message]),
+      [
+        [
+          'city.toml',
+          'session.provider',
+          'agent no: session = "acp" but provider "codex" does not support ACP (set supports_acp = true on the provider)',
+        ],
+        [
+          'city.toml',
+          'agent[2] (own).session',
+          'session = "acp" but provider "codex" does not support ACP (set supports_acp = true on the provider)',
+        ],
+      ],
+      "the city's ask is reported at [session] provider, an agent's own at its session key",
+    );
+    // The same refusal a session create gives for that agent.
+    t.throws(() => resolveTemplate(city.city, 'agent', 'no'), /supports_acp = true/);
+    t.match(resolveTemplate(city.city, 'agent', 'ok'), { transport: 'acp' });
+  },
+);
