@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { until as poll } from '../helpers/until.ts';
 import { withNatsCluster, type NatsCluster } from '../helpers/natsCluster.ts';
 import {
   startSupervisorProcess,
@@ -66,19 +67,11 @@ export async function startCluster(
 }
 
 /** Polls `check` every 25 ms until it holds; throws naming `what` after `ms`. */
-export async function until<T>(
+export const until = <T>(
   what: string,
   check: () => Promise<T | undefined | false>,
   ms = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+): Promise<T> => poll(what, check, ms, 25);
 
 /** Creates city `name` through `m` in its cities dir and waits until `m` lists it running. */
 export async function createRunningCity(m: Member, name: string): Promise<string> {

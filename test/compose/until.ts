@@ -1,14 +1,8 @@
-/** Polls `check` every 100 ms until it gives a value; throws naming `what` after `ms`. */
-export async function until<T>(
+import { until as poll } from '../helpers/until.ts';
+
+/** Polls `check` every 100 ms until it gives a value (containers are slow); throws naming `what` after `ms`. */
+export const until = <T>(
   what: string,
   check: () => Promise<T | undefined | false>,
   ms = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+): Promise<T> => poll(what, check, ms, 100);
