@@ -161,26 +161,7 @@ export class ConfigWriter {
         errors = [(err as Error).message];
       }
       if (first) return undefined;
-      await log.run(() => ({
-        records: [
-          recordOf({
-            type: 'config.changed',
-            actor,
-            subject: 'city.toml',
-            message: errors.length === 0 ? 'city.toml edited' : `city.toml edited: ${errors.length} error(s)`,
-            payload: {
-              write_id: randomUUID(),
-              sha256: hash,
-              source: 'file',
-              kind: 'file',
-              op: 'edited',
-              valid: errors.length === 0,
-              ...(errors.length > 0 ? { errors } : {}),
-            },
-          }),
-        ],
-        commit: () => undefined,
-      }));
+      await recordHandEdit(log, actor, { label: 'city.toml', sha256: hash, errors });
       // An invalid hand edit is recorded, but the last good config stays in use.
       if (config && errors.length === 0) this.#notify(config);
       return config;
@@ -212,27 +193,7 @@ export class ConfigWriter {
       if (fingerprint(config) === before) return undefined;
       this.#last = config;
       const errors = config.problems.filter((p) => p.severity === 'error').map(renderProblem);
-      await log.run(() => ({
-        records: [
-          recordOf({
-            type: 'config.changed',
-            actor,
-            subject: 'city.toml',
-            message: errors.length === 0 ? `${file} edited` : `${file} edited: ${errors.length} error(s)`,
-            payload: {
-              write_id: randomUUID(),
-              sha256: config.sha256,
-              source: 'file',
-              kind: 'file',
-              op: 'edited',
-              target: file,
-              valid: errors.length === 0,
-              ...(errors.length > 0 ? { errors } : {}),
-            },
-          }),
-        ],
-        commit: () => undefined,
-      }));
+      await recordHandEdit(log, actor, { label: file, sha256: config.sha256, errors, target: file });
       if (errors.length === 0) this.#notify(config);
       return config;
     });
@@ -322,3 +283,33 @@ export async function lastRecordedHash(journal: Journal): Promise<string | undef
 /** What a pack edit can change of a city: its composed agents, sessions, providers, services, problems. */
 const fingerprint = (c: EffectiveConfig): string =>
   JSON.stringify([c.city, c.composed.agents, c.composed.providers, c.problems]);
+
+/** A hand edit of city.toml (or of the pack file `target`) as `config.changed`, source `file`. Effects: appends. */
+async function recordHandEdit(
+  log: LogRuntime,
+  actor: string,
+  edit: { label: string; sha256: string; errors: string[]; target?: string },
+): Promise<void> {
+  const { label, errors } = edit;
+  await log.run(() => ({
+    records: [
+      recordOf({
+        type: 'config.changed',
+        actor,
+        subject: 'city.toml',
+        message: errors.length === 0 ? `${label} edited` : `${label} edited: ${errors.length} error(s)`,
+        payload: {
+          write_id: randomUUID(),
+          sha256: edit.sha256,
+          source: 'file',
+          kind: 'file',
+          op: 'edited',
+          ...(edit.target !== undefined ? { target: edit.target } : {}),
+          valid: errors.length === 0,
+          ...(errors.length > 0 ? { errors } : {}),
+        },
+      }),
+    ],
+    commit: () => undefined,
+  }));
+}
