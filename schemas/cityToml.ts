@@ -128,5 +128,10 @@ export const CityConfigSchema = Type.Object({
   packDirs: strings(
     "The city's pack directories (absolute), included before includer: where fragments are found.",
   ),
+  rigPackDirs: Type.Optional(
+    Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: "Each rig's own pack directories (absolute), included before includer: their `overlay/`.",
+    }),
+  ),
 });
 export type CityConfig = Static<typeof CityConfigSchema>;

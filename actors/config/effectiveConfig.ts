@@ -144,6 +144,10 @@ export async function effectiveConfigOf(
   if (Array.isArray(globals))
     city.globalFragments = globals.filter((f): f is string => typeof f === 'string');
   city.packDirs = [...new Set(layers.flatMap((l) => (l.dir ? [l.dir] : [])))];
+  const rigPackDirs: Record<string, string[]> = {};
+  for (const l of rigPacks.layers)
+    if (l.dir && !(rigPackDirs[l.rig] ??= []).includes(l.dir)) rigPackDirs[l.rig]!.push(l.dir);
+  if (Object.keys(rigPackDirs).length > 0) city.rigPackDirs = rigPackDirs;
   const presets = cityPresets(composed);
   if (Object.keys(presets).length > 0) city.providers = presets;
   return {
