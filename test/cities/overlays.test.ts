@@ -133,3 +133,24 @@ t.test('copyOverlays merges a settings file already there, overwrites other file
   });
   t.equal(readFileSync(join(work, 'plain.json'), 'utf8'), '{"b":2}', 'not a settings file: overwritten');
 });
+
+t.test('gascity-packs flywheel/all: its four packs’ overlays land merged in one settings.json', async (t) => {
+  const packs = join(import.meta.dirname, '..', 'fixtures', 'upstream', 'gascity-packs');
+  const dir = t.testdir({ work: {} });
+  const config = await effectiveConfigOf(
+    dir,
+    `[workspace]\nname = "c"\n\n[imports.flywheel]\nsource = "${join(packs, 'flywheel', 'all')}"\n`,
+  );
+  const overlays = (config.city.packDirs ?? []).map((d) => join(d, 'overlay'));
+  const work = join(dir, 'work');
+  await copyOverlays(overlays, work, 'claude');
+  const merged = JSON.parse(readFileSync(join(work, '.claude', 'settings.json'), 'utf8'));
+  t.match(merged.hooks, {
+    UserPromptSubmit: [{ command: /^am inbox/ }],
+    PreToolUse: [{ command: /ubs --staged/ }],
+  });
+  // Imports compose in binding order (cass, cm, mcp-agent-mail, ubs): the last with `mcpServers` wins it.
+  t.same(Object.keys(merged.mcpServers), ['agent-mail'], 'a top-level key other than hooks: the last pack’s');
+  for (const skill of ['coordinate', 'search-sessions', 'recall', 'reflect', 'scan-bugs'])
+    t.ok(readFileSync(join(work, '.claude', 'skills', skill, 'SKILL.md'), 'utf8'), `skill ${skill} copied`);
+});
