@@ -72,6 +72,10 @@ export const AgentConfigSchema = Type.Object({
   ),
   overlay_dir: str('A directory copied into the working directory at each start (relative to the city).'),
   default_sling_formula: str('The formula a bead slung here is attached to (else `[agent_defaults]`’s).'),
+  namepool: str('A file of names for the pool instances, one a line (relative to the city, or absolute).'),
+  namepoolNames: strings(
+    'The names read from `namepool` (blank lines and `#` comments left out): pool slot n is the n-th.',
+  ),
   configDir: str(
     '`{{.ConfigDir}}`: the directory of the pack that defined the agent (absolute); the city’s otherwise.',
   ),
@@ -127,6 +131,11 @@ export const CityConfigSchema = Type.Object({
   globalFragments: strings('`[workspace] global_fragments`: fragment names appended to every prompt.'),
   packDirs: strings(
     "The city's pack directories (absolute), included before includer: where fragments are found.",
+  ),
+  rigPackDirs: Type.Optional(
+    Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: "Each rig's own pack directories (absolute), included before includer: their `overlay/`.",
+    }),
   ),
 });
 export type CityConfig = Static<typeof CityConfigSchema>;

@@ -86,6 +86,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
       'prompt_mode',
       'prompt_flag',
       'overlay_dir',
+      'namepool',
     ] as const)
       set(k, str(t[k]));
     // Upstream fills every agent without its own from [agent_defaults] (the control dispatcher aside).

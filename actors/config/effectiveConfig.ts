@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { composeConfig, type ComposedConfig } from '../../machines/config/compose.ts';
 import { mergeFragments } from '../../machines/config/fragments.ts';
@@ -13,6 +13,7 @@ import { strOf, type Table } from '../../machines/config/layers.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
 import { isCityLevelProvider, resolveProvider } from '../../machines/config/resolveProvider.ts';
 import { validateConfig } from '../../machines/config/validateConfig.ts';
+import type { AgentConfig } from '../../schemas/cityToml.ts';
 import { cityConfigOf, cityTomlPath, type CityConfig } from './cityConfig.ts';
 import { ValidationError } from '../runtime/errors.ts';
 import { builtinPresets, shellQuote, type ProviderPreset } from '../sessions/index.ts';
@@ -128,6 +129,7 @@ export async function effectiveConfigOf(
     ...(composed.rest.session ? { session: composed.rest.session } : {}),
     ...(composed.rest.agent_defaults ? { agent_defaults: composed.rest.agent_defaults } : {}),
   });
+  await loadNamepools(dir, city.agents);
   city.name = strOf(composed.workspace.name) ?? cityName;
   city.rigs = composed.rigs.flatMap((r) =>
     strOf(r.name) && strOf(r.path)
@@ -144,6 +146,10 @@ export async function effectiveConfigOf(
   if (Array.isArray(globals))
     city.globalFragments = globals.filter((f): f is string => typeof f === 'string');
   city.packDirs = [...new Set(layers.flatMap((l) => (l.dir ? [l.dir] : [])))];
+  const rigPackDirs: Record<string, string[]> = {};
+  for (const l of rigPacks.layers)
+    if (l.dir && !(rigPackDirs[l.rig] ??= []).includes(l.dir)) rigPackDirs[l.rig]!.push(l.dir);
+  if (Object.keys(rigPackDirs).length > 0) city.rigPackDirs = rigPackDirs;
   const presets = cityPresets(composed);
   if (Object.keys(presets).length > 0) city.providers = presets;
   return {
@@ -170,4 +176,22 @@ export async function effectiveConfigOf(
  */
 export async function effectiveConfig(city: { path: string; name?: string }): Promise<EffectiveConfig> {
   return effectiveConfigOf(city.path, await readFile(cityTomlPath(city.path), 'utf8'), city.name);
+}
+
+/**
+ * Reads each agent's `namepool` file into `namepoolNames`, as upstream's `loadNamepools`: one name a line,
+ * trimmed, blank lines and `#` comments left out; a file that cannot be read leaves the numbered names
+ * (upstream's silent fallback). Effects: reads the files.
+ */
+async function loadNamepools(dir: string, agents: AgentConfig[]): Promise<void> {
+  for (const agent of agents) {
+    if (!agent.namepool) continue;
+    const text = await readFile(resolve(dir, agent.namepool), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    const names = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    if (names.length > 0) agent.namepoolNames = names;
+  }
 }

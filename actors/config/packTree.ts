@@ -195,8 +195,6 @@ async function readConventionAgent(
 export const UNSUPPORTED_PACK_DIRS: Record<string, string> = {
   commands: 'pack commands (`gc <binding> <words>`) are not served',
   doctor: 'pack doctor checks are not run',
-  overlay:
-    'copied into the work directories of a city pack’s agents only: a rig pack’s overlay is not copied',
   skills: 'skills are not materialised',
   mcp: 'MCP servers are not materialised',
 };

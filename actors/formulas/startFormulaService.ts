@@ -3,6 +3,7 @@ import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { UnavailableError } from '../runtime/errors.ts';
 import { FormulaLibrary } from './formulaLibrary.ts';
 import { FormulaService } from './formulaService.ts';
+import { RetryController } from './retryController.ts';
 
 declare module '../runtime/cityServices.ts' {
   interface CityServiceRegistry {
@@ -15,7 +16,8 @@ export const FORMULA_SERVICE = 'formulas';
 
 /**
  * The formulas service (`LiveCity.services.formulas`), started in `resolving_formulas` on the city's bead
- * store (molecules are beads). It holds no state of its own: nothing to stop.
+ * store (molecules are beads), with the city's {@link RetryController} (formula `retry` at run time),
+ * which stopping the service stops.
  */
 export const formulaServiceFactory: CityServiceFactory<typeof FORMULA_SERVICE> = {
   name: FORMULA_SERVICE,
@@ -25,6 +27,8 @@ export const formulaServiceFactory: CityServiceFactory<typeof FORMULA_SERVICE> =
     if (!store)
       return Promise.reject(new UnavailableError(`bead store is not started for city ${city.name}`));
     const service = new FormulaService(city.name, FormulaLibrary.forCity(city.path), store);
-    return Promise.resolve({ service, stop: () => Promise.resolve() });
+    const retries = new RetryController(store);
+    retries.start();
+    return Promise.resolve({ service, stop: () => retries.stop() });
   },
 };

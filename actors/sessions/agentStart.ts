@@ -85,6 +85,8 @@ export async function agentStart(
   const command = expandOrKeep(template.command, setup);
   const overlays = [
     ...(config.packDirs ?? []).map((d) => join(d, 'overlay')),
+    // A rig-scoped agent's rig packs come after the city's (upstream's effectiveOverlayDirs).
+    ...(agent.dir ? (config.rigPackDirs?.[agent.dir] ?? []) : []).map((d) => join(d, 'overlay')),
     ...(agent.overlay_dir ? [resolve(cityDir, agent.overlay_dir)] : []),
   ];
   await copyOverlays(overlays, workDir, template.provider);

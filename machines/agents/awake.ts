@@ -5,7 +5,7 @@
  * A session started by hand (origin manual) is the user's: never a pool member, so never surplus.
  * Starting, restarting and quarantine stay the session reconciler's. Pure.
  */
-import { blockedBy, desiredCount, instanceName, type AgentTemplate } from './templates.ts';
+import { blockedBy, desiredCount, instanceName, slotOf, type AgentTemplate } from './templates.ts';
 import type { AgentState } from './agent.machine.ts';
 
 export interface AgentSessionFacts {
@@ -64,7 +64,11 @@ export function awakeSet({ templates, named, sessions, demand }: AwakeInput): Aw
       // Shrink from the highest slot down; never a session that holds work.
       const surplus = [...own]
         .filter((s) => !s.busy)
-        .sort((a, b) => b.instance.localeCompare(a.instance, undefined, { numeric: true }))
+        .sort(
+          (a, b) =>
+            slotOf(t, b.instance) - slotOf(t, a.instance) ||
+            b.instance.localeCompare(a.instance, undefined, { numeric: true }),
+        )
         .slice(0, own.length - want);
       for (const s of surplus) actions.push({ kind: 'close', id: s.id, reason: 'pool-shrink' });
     }

@@ -1,7 +1,7 @@
 /**
  * Agent templates as the city's config describes them, and the instances (slots) a template has: a
  * singleton agent is one instance named by its qualified name; a pool (`max_active_sessions` > 1, or a
- * `min_active_sessions` above one) has instances `<name>-1 … <name>-N`. Pure.
+ * `min_active_sessions` above one) has instances `<name>-1 … <name>-N`, or its namepool's names. Pure.
  */
 import type { AgentConfig } from '../../schemas/cityToml.ts';
 
@@ -19,6 +19,7 @@ export type AgentTemplateConfig = Pick<
   | 'depends_on'
   | 'description'
   | 'default_sling_formula'
+  | 'namepoolNames'
 >;
 
 export interface AgentTemplate {
@@ -37,6 +38,8 @@ export interface AgentTemplate {
   dependsOn: string[];
   description?: string;
   defaultSlingFormula?: string;
+  /** The namepool's names: pool slot n is named by the n-th (upstream's `NamepoolNames`). */
+  names?: string[];
 }
 
 export const qualifiedName = (a: { name: string; dir?: string }): string =>
@@ -61,12 +64,36 @@ export function templateOf(a: AgentTemplateConfig): AgentTemplate {
   if (a.scale_check) t.scaleCheck = a.scale_check;
   if (a.description) t.description = a.description;
   if (a.default_sling_formula) t.defaultSlingFormula = a.default_sling_formula;
+  if (a.namepoolNames?.length) t.names = a.namepoolNames;
   return t;
 }
 
-/** The instance name of pool slot `slot` (1-based), or the template's own name for a singleton. */
-export const instanceName = (t: AgentTemplate, slot: number): string =>
-  t.pool ? `${t.qualified}-${slot}` : t.qualified;
+/**
+ * The instance name of pool slot `slot` (1-based), or the template's own name for a singleton. As
+ * upstream's `poolInstanceName`: the namepool's `slot`-th name when it has one, in place of the agent's
+ * own name (its rig and import binding kept: `app/gastown.furiosa`), else `<name>-<slot>`.
+ */
+export function instanceName(t: AgentTemplate, slot: number): string {
+  if (!t.pool) return t.qualified;
+  const themed = t.names?.[slot - 1];
+  if (themed === undefined) return `${t.qualified}-${slot}`;
+  return t.qualified.slice(0, t.qualified.length - bare(t.base).length) + themed;
+}
+
+/** The name without its import binding (`gastown.polecat` → `polecat`). */
+const bare = (name: string): string => name.slice(name.lastIndexOf('.') + 1);
+
+/**
+ * The pool slot instance `instance` of `t` holds (its namepool position, or its `-<n>` suffix), 0 when it
+ * is none of them (a manual session's own name). Pure.
+ */
+export function slotOf(t: AgentTemplate, instance: string): number {
+  const themed = t.names?.findIndex((_, i) => instanceName(t, i + 1) === instance) ?? -1;
+  if (themed >= 0) return themed + 1;
+  const prefix = `${t.qualified}-`;
+  const n = instance.startsWith(prefix) ? Number(instance.slice(prefix.length)) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : 0;
+}
 
 /** Desired session count of a template: `demand` (from its scale check, else its minimum) within its bounds. */
 export function desiredCount(t: AgentTemplate, demand: number | undefined): number {

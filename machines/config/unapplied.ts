@@ -30,6 +30,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   'inject_fragments',
   'pre_start',
   'overlay_dir',
+  // Read when the config is (actors/config/effectiveConfig.ts): the pool instances' names.
+  'namepool',
   // Applied by POST /sling (actors/sling/sling.ts).
   'default_sling_formula',
   // Applied where the session's template resolves (actors/sessions/templates.ts): its transport.
@@ -41,7 +43,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   session_setup: 'not run',
   session_setup_script: 'not run',
   session_live: 'not run',
-  namepool: 'pool instances are numbered',
   wake_mode: 'sessions resume',
   idle_timeout: 'the city-wide [session] idle_timeout applies',
   sleep_after_idle: 'sessions never sleep',

@@ -10,7 +10,13 @@ import {
   waitingOnDependencies,
   type AgentSessionFacts,
 } from '../../machines/agents/awake.ts';
-import { dependencyCycles, desiredCount, templateOf } from '../../machines/agents/templates.ts';
+import {
+  dependencyCycles,
+  desiredCount,
+  instanceName,
+  slotOf,
+  templateOf,
+} from '../../machines/agents/templates.ts';
 
 const fact = (id: string, template: string, instance: string, extra: Partial<AgentSessionFacts> = {}) => ({
   id,
@@ -164,3 +170,48 @@ t.test('a session started by hand is never pool surplus, and its name is never a
     'a shrink closes pool instances only',
   );
 });
+
+t.test(
+  'namepool: pool slots take its names in order, numbered past its end; shrink from the last',
+  async (t) => {
+    const pool = templateOf({
+      name: 'gastown.polecat',
+      dir: 'app',
+      max_active_sessions: 3,
+      namepoolNames: ['furiosa', 'nux'],
+    });
+    t.same(
+      [1, 2, 3].map((n) => instanceName(pool, n)),
+      ['app/gastown.furiosa', 'app/gastown.nux', 'app/gastown.polecat-3'],
+    );
+    t.same(
+      ['app/gastown.nux', 'app/gastown.polecat-3', 'app/other'].map((i) => slotOf(pool, i)),
+      [2, 3, 0],
+    );
+    t.equal(
+      instanceName(templateOf({ name: 'solo', namepoolNames: ['x'] }), 1),
+      'solo',
+      'a singleton keeps its name',
+    );
+    const created = awakeSet({
+      templates: [pool],
+      named: [],
+      sessions: [fact('s1', 'app/gastown.polecat', 'app/gastown.furiosa')],
+      demand: new Map([['app/gastown.polecat', 2]]),
+    });
+    t.same(created, [
+      { kind: 'create', template: 'app/gastown.polecat', instance: 'app/gastown.nux', origin: 'ephemeral' },
+    ]);
+    const shrunk = awakeSet({
+      templates: [templateOf({ name: 'p', max_active_sessions: 2, namepoolNames: ['zed', 'amy'] })],
+      named: [],
+      sessions: [fact('s1', 'p', 'zed'), fact('s2', 'p', 'amy')],
+      demand: new Map([['p', 1]]),
+    });
+    t.same(
+      shrunk,
+      [{ kind: 'close', id: 's2', reason: 'pool-shrink' }],
+      'amy (slot 2) goes, not zed (slot 1)',
+    );
+  },
+);

@@ -69,7 +69,7 @@ if (!hasTmux()) {
     // The city is up once its agents answer (every gastown agent is listed, the rig's stamped ones too).
     await eventually(async () => {
       const agents = await s.call('GET', `/v0/city/${CITY}/agents`);
-      return agents.status === 200 && JSON.stringify(agents.body).includes('proj/gastown.polecat-1');
+      return agents.status === 200 && JSON.stringify(agents.body).includes('proj/gastown.furiosa');
     }, 60_000);
     const created = await s.call('POST', `/v0/city/${CITY}/beads`, { title: 'Fix the README' });
     t.equal(created.status, 201, JSON.stringify(created.body));
@@ -79,19 +79,19 @@ if (!hasTmux()) {
     t.match(slung.body, { mode: 'direct', target: 'proj/gastown.polecat' });
 
     const logDir = join(s.root, 'agent-logs');
-    const workDir = join(dir, '.gc', 'worktrees', 'proj', 'polecats', 'gastown.polecat-1');
+    const workDir = join(dir, '.gc', 'worktrees', 'proj', 'polecats', 'gastown.furiosa');
     const polecat = () =>
       userMessages(logDir).find((m) => m.cwd === workDir && m.text.includes('# Polecat Context'));
     await eventually(() => polecat() !== undefined, 60_000);
     const prompt = polecat()!.text;
-    t.match(prompt, /^\[gastown\] proj\/gastown\.polecat-1 • \d{4}-\d\d-\d\dT/, 'beacon first');
+    t.match(prompt, /^\[gastown\] proj\/gastown\.furiosa • \d{4}-\d\d-\d\dT/, 'beacon first');
     t.match(prompt, 'Run `gc prime` after compaction', 'the template rendered ({{ cmd }})');
     t.match(prompt, `NEVER edit files in** \`${repo}/\``, '{{ .RigRoot }} is the rig repository');
     t.notMatch(prompt, '{{', 'no template left');
 
     t.equal(git(workDir, 'rev-parse', '--is-inside-work-tree'), 'true', 'the polecat runs in a git worktree');
     t.equal(git(workDir, 'rev-parse', '--git-common-dir'), join(repo, '.git'), 'a worktree of the rig');
-    t.match(git(workDir, 'branch', '--show-current'), /^gc-gastown\.polecat-1-[0-9a-f]{12}$/);
+    t.match(git(workDir, 'branch', '--show-current'), /^gc-gastown\.furiosa-[0-9a-f]{12}$/);
     t.ok(existsSync(join(workDir, 'README.md')), 'checked out');
     t.ok(existsSync(join(workDir, '.claude', 'settings.json')), 'the pack overlay was copied in');
     t.match(readFileSync(join(workDir, '.beads', 'redirect'), 'utf8'), join(repo, '.beads'));

@@ -10,7 +10,7 @@ import t from 'tap';
 import { effectiveConfig, effectiveConfigOf } from '../../actors/config/effectiveConfig.ts';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
 import { agentIdentity, type Table } from '../../machines/config/layers.ts';
-import { templateOf } from '../../machines/agents/templates.ts';
+import { instanceName, templateOf } from '../../machines/agents/templates.ts';
 
 const EXAMPLES = join(import.meta.dirname, '..', 'fixtures', 'upstream', 'gascity', 'examples');
 const example = (name: string) => join(EXAMPLES, name);
@@ -81,6 +81,17 @@ t.test('gastown with a rig importing the pack: witness, refinery and the polecat
   t.match(polecat, { qualified: 'proj/gastown.polecat', pool: true, min: 0, max: 5 });
   t.equal(agents.get('proj/gastown.polecat')!.work_dir, '.gc/worktrees/{{.Rig}}/polecats/{{.AgentBase}}');
   t.equal(agents.get('proj/gastown.polecat')!.namepool, 'packs/gastown/agents/polecat/namepool.txt');
+  // Upstream's poolInstanceName: the namepool's names (Mad Max), binding and rig kept.
+  t.same(
+    Array.from({ length: 5 }, (_, i) => instanceName(polecat, i + 1)),
+    [
+      'proj/gastown.furiosa',
+      'proj/gastown.nux',
+      'proj/gastown.slit',
+      'proj/gastown.rictus',
+      'proj/gastown.capable',
+    ],
+  );
   t.same(
     c.city.namedSessions?.filter((n) => n.name.startsWith('proj/')),
     [

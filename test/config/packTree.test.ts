@@ -5,7 +5,7 @@
  * of that name shadows them, a `fallback` agent yields, and the public gascity-packs load with warnings
  * only.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t from 'tap';
@@ -111,6 +111,10 @@ t.test('every public gascity-pack loads with no error, its unsupported parts war
     .filter((e) => e.isDirectory())
     .flatMap((e) => (['flywheel', 'jeffrey'].includes(e.name) ? [`${e.name}/all`] : [e.name]));
   t.ok(packs.length >= 8);
+  const compatibility = readFileSync(
+    join(import.meta.dirname, '..', '..', 'docs', 'compatibility.md'),
+    'utf8',
+  );
   for (const p of packs) {
     const dir = city(t, {});
     const c = await effectiveConfigOf(dir, `${CITY}[imports.x]\nsource = "${join(root, p)}"\n`);
@@ -119,6 +123,10 @@ t.test('every public gascity-pack loads with no error, its unsupported parts war
       [],
       `${p} loads without error`,
     );
+    for (const w of c.problems.filter((q) => q.severity === 'warning')) {
+      t.ok(w.file && w.field, `${p}: the warning names file and key (${w.file} ${w.field})`);
+      t.ok(compatibility.includes(`\`${w.field}\``), `${p}: ${w.field} is listed in docs/compatibility.md`);
+    }
     if (p === 'discord') {
       t.same(
         c.composed.services.map((s) => s.name),
