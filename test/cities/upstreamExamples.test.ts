@@ -3,10 +3,10 @@
  * agent rosters, pools, rig stamping and named sessions that upstream's own gastown_test.go and
  * swarm_test.go expect, and the formula layers of the packs an import reaches.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import t from 'tap';
+import { join, resolve } from 'node:path';
+import t, { type Test } from 'tap';
 import { effectiveConfig, effectiveConfigOf } from '../../actors/config/effectiveConfig.ts';
 import { formulaLayers } from '../../actors/formulas/formulaLayers.ts';
 import { agentIdentity, type Table } from '../../machines/config/layers.ts';
@@ -187,3 +187,75 @@ t.test(
     );
   },
 );
+
+/** Every agent's prompt_template is a non-empty file and every overlay_dir a directory (relative to `dir`). */
+function filesExist(t: Test, dir: string, agents: Table[]): number {
+  let prompts = 0;
+  for (const a of agents) {
+    const id = agentIdentity(a);
+    if (typeof a.prompt_template === 'string') {
+      prompts++;
+      const path = resolve(dir, a.prompt_template);
+      t.ok(existsSync(path) && statSync(path).size > 0, `${id}: prompt_template ${a.prompt_template} exists`);
+    }
+    if (typeof a.overlay_dir === 'string')
+      t.ok(statSync(resolve(dir, a.overlay_dir)).isDirectory(), `${id}: overlay_dir is a directory`);
+  }
+  return prompts;
+}
+
+t.test('gastown, as upstream’s gastown_test.go checks the expanded city with a rig', async (t) => {
+  const dir = example('gastown');
+  const c = await effectiveConfigOf(
+    dir,
+    withRig('gastown', '\n[rigs.imports.gastown]\nsource = "packs/gastown"\n'),
+    'gastown',
+  );
+  const agents = byId(c.composed.agents);
+  // TestPromptFilesExist, TestOverlayDirsExist, TestAgentNudgeField.
+  t.equal(filesExist(t, dir, c.composed.agents), c.composed.agents.length, 'every agent has a prompt');
+  t.ok(c.composed.agents.filter((a) => typeof a.nudge === 'string' && a.nudge !== '').length > 0);
+  // TestPackDirsPopulated.
+  for (const pack of ['maintenance', 'gastown'])
+    t.ok(
+      c.city.packDirs?.some((d) => d.endsWith(join('packs', pack))),
+      `packDirs has packs/${pack}`,
+    );
+  // TestGlobalFragmentsParsed.
+  t.ok(c.city.globalFragments?.includes('command-glossary'));
+  // TestCombinedPackParses, TestMaintenancePackParses: the city agents are city-scoped, the rest per rig.
+  for (const name of ['mayor', 'deacon', 'boot', 'dog'])
+    t.equal(agents.get(`gastown.${name}`)?.dir, undefined, `${name} is a city agent`);
+  for (const name of ['witness', 'refinery', 'polecat'])
+    t.ok(agents.has(`proj/gastown.${name}`), `${name} is stamped for the rig`);
+  // TestPackUsesIsolatedWorkDirs: all six of gastown's own agents.
+  t.same(
+    Object.fromEntries(
+      ['mayor', 'deacon', 'boot', 'proj/witness', 'proj/refinery', 'proj/polecat'].map((n) => {
+        const id = n.startsWith('proj/') ? `proj/gastown.${n.slice(5)}` : `gastown.${n}`;
+        return [n.replace('proj/', ''), agents.get(id)?.work_dir];
+      }),
+    ),
+    {
+      mayor: '.gc/agents/mayor',
+      deacon: '.gc/agents/deacon',
+      boot: '.gc/agents/boot',
+      witness: '.gc/agents/{{.Rig}}/witness',
+      refinery: '.gc/worktrees/{{.Rig}}/refinery',
+      polecat: '.gc/worktrees/{{.Rig}}/polecats/{{.AgentBase}}',
+    },
+  );
+});
+
+t.test('swarm, as upstream’s swarm_test.go checks it: five prompts, nudges, city scopes', async (t) => {
+  const dir = example('swarm');
+  const c = await effectiveConfigOf(dir, withRig('swarm', 'includes = ["packs/swarm"]\n'), 'swarm');
+  // TestAllPromptTemplatesExist: five prompt files, none empty; TestPackPromptFilesExist.
+  t.equal(filesExist(t, dir, c.composed.agents), 5);
+  // TestAgentNudgeField.
+  t.ok(c.composed.agents.filter((a) => typeof a.nudge === 'string' && a.nudge !== '').length > 0);
+  // TestCombinedPackParses: mayor, deacon and dog city-scoped; coder and committer per rig.
+  const agents = byId(c.composed.agents);
+  for (const name of ['mayor', 'deacon', 'dog']) t.equal(agents.get(name)?.dir, undefined);
+  for (const name of ['coder', 'committer']) t.equal(agents.get(`proj/${name}`)?.dir, 'proj');
+});
