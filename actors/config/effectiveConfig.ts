@@ -126,6 +126,7 @@ export async function effectiveConfigOf(
     agent: composed.agents,
     named_session: composed.namedSessions,
     ...(composed.rest.session ? { session: composed.rest.session } : {}),
+    ...(composed.rest.daemon ? { daemon: composed.rest.daemon } : {}),
     ...(composed.rest.agent_defaults ? { agent_defaults: composed.rest.agent_defaults } : {}),
   });
   city.name = strOf(composed.workspace.name) ?? cityName;
