@@ -2,6 +2,15 @@ import { named } from './named.ts';
 import { Type, type Static } from 'typebox';
 import { blockingQueryParameters } from './blockingQuery.ts';
 import { BOOTSTRAP_PROFILES } from './bootstrapProfiles.ts';
+import { nullableArray } from './beadsCommon.ts';
+import {
+  BeadsDiagnostic,
+  StatusAgentDetail,
+  StatusNamedSessionDetail,
+  StatusRigDetail,
+  StatusSessionCountsDetail,
+  StatusStoreHealth,
+} from './cityStatusDetails.ts';
 
 /** Path parameter of every per-city route (upstream: minLength 1, at least one non-space). */
 export const CityNameParams = Type.Object({
@@ -145,6 +154,14 @@ export const StatusBody = Type.Object(
     work: count(['in_progress', 'ready', 'open']),
     mail: count(['unread', 'total']),
     version: Type.Optional(Type.String()),
+    agent_details: Type.Optional(nullableArray(StatusAgentDetail, { description: 'Per-agent state.' })),
+    rig_details: Type.Optional(nullableArray(StatusRigDetail, { description: 'Per-rig detail.' })),
+    named_session_details: Type.Optional(
+      nullableArray(StatusNamedSessionDetail, { description: 'Per-named-session detail.' }),
+    ),
+    session_counts_detail: Type.Optional(StatusSessionCountsDetail),
+    beads: Type.Optional(BeadsDiagnostic),
+    store_health: Type.Optional(StatusStoreHealth),
     partial: Type.Optional(
       Type.Boolean({ description: 'True when one or more status backing reads returned incomplete data.' }),
     ),

@@ -127,6 +127,19 @@ export const PendingInteraction = named(
 );
 export type PendingInteraction = Static<typeof PendingInteraction>;
 
+/**
+ * Upstream SessionStreamCommonEvent: the data of a session stream's non-message frames, which the SSE
+ * event name tells apart (`activity`, `pending`, `heartbeat`). No operation refers to it (each frame names
+ * its own schema); it is a component for clients generated from upstream's document that use it.
+ */
+export const SessionStreamCommonEvent = named(
+  Type.Union([Type.Ref('SessionActivityEvent'), Type.Ref('PendingInteraction'), Type.Ref('HeartbeatEvent')], {
+    $id: 'SessionStreamCommonEvent',
+    title: 'Session stream lifecycle event',
+    description: 'A session stream frame other than a message: activity, pending or heartbeat.',
+  }),
+);
+
 export const SessionPendingResponse = named(
   Type.Object(
     {
@@ -256,6 +269,7 @@ export const SESSION_TRANSCRIPT_SCHEMAS = [
   SessionStreamRawMessageEvent,
   SessionActivityEvent,
   PendingInteraction,
+  SessionStreamCommonEvent,
   SessionPendingResponse,
   SessionRespondInputBody,
   SessionRespondOutputBody,

@@ -52,6 +52,7 @@ import { createProvider, deleteProvider, updateProvider } from './providerEdits.
 import { createRig, deleteRig, updateRig } from './rigEdits.ts';
 import { gitStatus } from './rigGit.ts';
 import type { ConfigProblem } from '../../machines/config/problems.ts';
+import { restartProblems, type ReadConfig } from '../../machines/config/restartKeys.ts';
 
 /** What the service needs of the city's sessions (absent in a city that runs none). */
 export interface ConfigSessions {
@@ -89,6 +90,8 @@ export class ConfigService implements ConfigApi {
   #timer: NodeJS.Timeout | undefined;
   #unlisten: (() => void) | undefined;
   #packs: PackWatch | undefined;
+  /** What the city's start-only readers took when it started (restartProblems compares with it). */
+  #started: ReadConfig | undefined;
 
   constructor(private readonly opts: ConfigServiceOptions) {
     this.#writer = configWriterFor(opts.path, opts.city);
@@ -110,6 +113,7 @@ export class ConfigService implements ConfigApi {
     this.#current = await this.#writer.read();
     const edited = await this.#writer.check(this.opts.log);
     if (edited) this.#current = edited;
+    this.#started = { city: this.#current.city, services: this.#current.composed.services };
     // An edit to a pack the config reads reaches the city as an edit of city.toml does.
     this.#packs = new PackWatch(this.opts.path, (file) => {
       this.#writer.checkPacks(this.opts.log, file, this.#current).catch((err: unknown) => {
@@ -194,8 +198,12 @@ export class ConfigService implements ConfigApi {
   async validate() {
     const text = await readFile(cityTomlPath(this.opts.path), 'utf8');
     try {
-      const { problems } = await effectiveConfigOf(this.opts.path, text, this.opts.city);
-      return validateView([...problems, ...((await this.opts.moreProblems?.(this.opts.path)) ?? [])]);
+      const now = await effectiveConfigOf(this.opts.path, text, this.opts.city);
+      const restart = this.#started
+        ? restartProblems(this.#started, { city: now.city, services: now.composed.services })
+        : [];
+      const more = (await this.opts.moreProblems?.(this.opts.path)) ?? [];
+      return validateView([...now.problems, ...restart, ...more]);
     } catch (err) {
       return validateView([tomlProblem((err as Error).cause ?? err)]);
     }

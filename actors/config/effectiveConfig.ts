@@ -127,6 +127,7 @@ export async function effectiveConfigOf(
     agent: composed.agents,
     named_session: composed.namedSessions,
     ...(composed.rest.session ? { session: composed.rest.session } : {}),
+    ...(composed.rest.daemon ? { daemon: composed.rest.daemon } : {}),
     ...(composed.rest.agent_defaults ? { agent_defaults: composed.rest.agent_defaults } : {}),
   });
   await loadNamepools(dir, city.agents);

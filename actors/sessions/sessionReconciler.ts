@@ -84,6 +84,14 @@ export class SessionReconciler {
     this.poke();
   }
 
+  /** Ticks at the thresholds' (new) `tickMs` from now on; nothing before the start or after the stop. */
+  retime(): void {
+    if (this.#timer === undefined || this.#stopped) return;
+    clearInterval(this.#timer);
+    this.#timer = setInterval(() => this.poke(), this.deps.thresholds.tickMs);
+    this.#timer.unref();
+  }
+
   /** Runs a pass now (or right after the one running). */
   poke(): void {
     if (this.#stopped) return;

@@ -55,6 +55,12 @@ export interface SessionServiceOptions {
   config: CityConfig;
   logger: Logger;
   thresholds?: Partial<SessionThresholds>;
+  /**
+   * The thresholds a city config sets (its `[session]` and `[daemon]` tables, the fixed ones over them):
+   * applied again on each {@link SessionService.setConfig}, so a hand edit takes effect without a restart.
+   * @throws Error naming the key for a bad value (the running thresholds stay).
+   */
+  thresholdsOf?: (config: CityConfig) => Partial<SessionThresholds>;
   now?: () => number;
   /** Extra environment for every session's process. */
   env?: Record<string, string>;
@@ -105,8 +111,25 @@ export class SessionService implements SessionApi {
     return this.#config;
   }
 
+  /**
+   * Takes a new city config (an edit through the API or by hand): its templates, and its thresholds when
+   * the service was given {@link SessionServiceOptions.thresholdsOf}. A bad threshold value keeps the
+   * running ones (validate names it); a new tick re-times the reconciler.
+   */
   setConfig(config: CityConfig): void {
     this.#config = config;
+    if (!this.opts.thresholdsOf) return;
+    let next: SessionThresholds;
+    try {
+      next = { ...DEFAULT_SESSION_THRESHOLDS, ...this.opts.thresholdsOf(config) };
+    } catch (err) {
+      this.opts.logger.warn({ err, city: this.opts.city }, 'session thresholds kept');
+      return;
+    }
+    const tick = this.thresholds.tickMs;
+    // One object, shared with the reconciler and the requests: they read the new values from now on.
+    Object.assign(this.thresholds, next);
+    if (next.tickMs !== tick) this.reconciler.retime();
   }
 
   /**

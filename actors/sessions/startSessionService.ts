@@ -10,6 +10,7 @@ import { UnavailableError } from '../runtime/errors.ts';
 import { defaultLogger } from '../runtime/logger.ts';
 import { SessionActorReporter } from './sessionActors.ts';
 import type { SessionThresholds } from '../../machines/sessions/thresholds.ts';
+import type { CityConfig } from '../../schemas/cityToml.ts';
 import { parseDuration } from '../runtime/duration.ts';
 import { acpSessionSettings, type AcpSessionSettings } from '../../machines/config/sessionAcp.ts';
 import type { AcpProviderOptions } from './runtime/acpProvider.ts';
@@ -98,6 +99,12 @@ export async function startSessionService(
   } catch (err) {
     (city.logger ?? defaultLogger()).warn({ err, city: city.name }, 'provider hooks not installed');
   }
+  // The city's `[session]` and `[daemon]` thresholds, the tests' over them; again on each config edit.
+  const thresholdsOf = (config: CityConfig): Partial<SessionThresholds> => ({
+    ...thresholdsFrom(config.session ?? {}),
+    ...shutdownTimeoutFrom(config.daemon),
+    ...options.thresholds,
+  });
   const service = new SessionService({
     city: city.name,
     path: city.path,
@@ -105,11 +112,8 @@ export async function startSessionService(
     runtime,
     config: city.config,
     logger: city.logger ?? defaultLogger(),
-    thresholds: {
-      ...thresholdsFrom(city.config.session ?? {}),
-      ...shutdownTimeoutFrom(city.config.daemon),
-      ...options.thresholds,
-    },
+    thresholds: thresholdsOf(city.config),
+    thresholdsOf,
     env: {
       ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
       ...options.env,

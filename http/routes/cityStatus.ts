@@ -14,6 +14,7 @@ import { NOT_RUNNING, runningCity, runningCityDetail } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
 import { beadStoreFor } from './beadsService.ts';
 import { cityCounts } from './cityCounts.ts';
+import { statusDetails } from './cityStatusDetails.ts';
 
 interface StatusCounts {
   work: WorkCounts;
@@ -70,6 +71,7 @@ export function cityStatusRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       const counts = await cityCounts(deps, cityName, view.agent_count);
       const { partial_errors: storeErrors = [], ...store } = statusCounts(deps, cityName);
       const errors = [...storeErrors, ...counts.errors];
+      const details = await statusDetails(deps, cityName);
       return {
         name: view.name,
         path: view.path,
@@ -82,6 +84,8 @@ export function cityStatusRoutes(fastify: FastifyInstance, deps: AppDeps): void 
         agents: counts.agents,
         rigs: counts.rigs,
         ...store,
+        ...(counts.agentDetails ? { agent_details: counts.agentDetails } : {}),
+        ...details,
         ...(errors.length > 0 ? { partial: true as const, partial_errors: errors } : {}),
         ...(view.version ? { version: view.version } : {}),
       };

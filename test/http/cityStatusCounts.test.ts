@@ -104,3 +104,62 @@ t.test('GET /v0/city/{cityName}/health answers for a running city, 404 otherwise
   t.same(Object.keys(schema?.properties ?? {}).sort(), ['city', 'status', 'uptime_sec', 'version']);
   t.same([...(schema?.required ?? [])].sort(), ['status', 'uptime_sec']);
 });
+
+t.test('status carries upstream’s per-agent, per-rig and session-count blocks', async (t) => {
+  const cities = new LiveCities(new MemoryJournal(SUPERVISOR_LOG));
+  const agents = [
+    { name: 'mayor', running: true, suspended: false, state: 'idle', session: { name: 'alpha-mayor' } },
+    {
+      name: 'web/worker-2',
+      running: false,
+      suspended: true,
+      state: 'suspended',
+      rig: 'web',
+      pool: 'web/worker',
+    },
+  ];
+  const rigs = [{ name: 'web', path: '/src/web', suspended: true, prefix: 'we' }];
+  const total: Record<string, number> = { active: 3, suspended: 1 };
+  const services = {
+    config: {
+      counts: () => ({ agents: 2, rigs: 1, suspendedRigs: 1 }),
+      rigs: async () => ({ items: rigs, partialErrors: [] }),
+    },
+    agents: { list: async () => ({ items: agents, total: agents.length }) },
+    sessions: { list: async (q: { state: string }) => ({ items: [], total: total[q.state] ?? 0 }) },
+  };
+  cities.set({
+    name: 'alpha',
+    path: '/cities/alpha',
+    journal: new MemoryJournal('alpha'),
+    running: true,
+    services: services as never,
+  });
+  const { app } = await memoryApp({ cities });
+  t.teardown(() => app.close());
+  const res = await app.inject({ url: '/v0/city/alpha/status' });
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json();
+  t.same(body.agent_details, [
+    {
+      name: 'mayor',
+      qualified_name: 'mayor',
+      scope: 'city',
+      running: true,
+      suspended: false,
+      session_name: 'alpha-mayor',
+    },
+    {
+      name: 'worker-2',
+      qualified_name: 'web/worker-2',
+      scope: 'rig',
+      running: false,
+      suspended: true,
+      expanded: true,
+      group_name: 'web/worker',
+    },
+  ]);
+  t.same(body.rig_details, [{ name: 'web', path: '/src/web', suspended: true }]);
+  t.same(body.session_counts_detail, { active: 3, suspended: 1 });
+  t.equal(body.partial_errors?.length, 1, 'only the bead store is missing');
+});
