@@ -15,7 +15,7 @@ export async function runtime(io: AgentIo): Promise<number> {
   if (!sub) throw new GcAgentError(`missing subcommand (${RUNTIME_SUBCOMMANDS.join(', ')})`);
   if (!RUNTIME_SUBCOMMANDS.includes(sub)) throw new GcAgentError(`unknown subcommand "${sub}"`);
   const args = parseGcArgs(argv, {}, `runtime ${sub}`);
-  if (sub === 'drain') return drain(io, args.positional);
+  if (sub === 'drain' || sub === 'undrain') return drain(io, args.positional, sub);
   if (args.positional.length > (sub === 'request-restart' ? 0 : 1))
     throw new GcAgentError('too many arguments');
   // Our drain acts at once (below), so no running session is ever "draining": drain-check answers 1.
@@ -39,14 +39,20 @@ export async function runtime(io: AgentIo): Promise<number> {
 }
 
 /**
- * `gc runtime drain <id>`: the session must be running; ours closes it at once (upstream marks it and the
+ * `gc runtime drain|undrain <id>`: the session must be running; ours closes it at once (upstream marks it and the
  * controller stops it once it acknowledges). A pool worker's in-progress bead goes back to its pool.
  */
-async function drain(io: AgentIo, positional: string[]): Promise<number> {
+async function drain(io: AgentIo, positional: string[], sub: 'drain' | 'undrain'): Promise<number> {
   const [target, ...extra] = positional;
   if (!target || extra.length > 0) throw new GcAgentError('accepts 1 arg(s)');
   const session = await getSession(io, target);
   if (!session.running) throw new GcAgentError(`session "${sessionKey(target)}" is not running`);
+  // `undrain`: ours never leaves a session draining (drain closes it at once), so a running session has
+  // no drain mark to clear; it answers as upstream's does once the marks are gone.
+  if (sub === 'undrain') {
+    io.out(`Undrained session '${sessionKey(target)}'\n`);
+    return 0;
+  }
   await io.client.call('POST', await sessionUrl(io, session.id, 'close'));
   io.out(`Draining session '${sessionKey(target)}'\n`);
   return 0;

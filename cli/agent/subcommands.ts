@@ -13,6 +13,6 @@ export const MAIL_SUBCOMMANDS = [
   'count',
 ];
 export const CONVOY_SUBCOMMANDS = ['create', 'list', 'status', 'show', 'close', 'check'];
-export const RUNTIME_SUBCOMMANDS = ['drain', 'drain-check', 'drain-ack', 'request-restart'];
+export const RUNTIME_SUBCOMMANDS = ['drain', 'undrain', 'drain-check', 'drain-ack', 'request-restart'];
 export const SESSION_FAST_SUBCOMMANDS = ['peek', 'nudge'];
 export const NUDGE_SUBCOMMANDS = ['status', 'drain'];

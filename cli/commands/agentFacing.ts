@@ -72,7 +72,7 @@ export const Convoy = fastCommand({
 export const Runtime = fastCommand({
   words: ['runtime'],
   summary: "Drain or restart a session from inside it (or another one's).",
-  description: `Subcommands: drain <id> (the session must be running; ours closes it at once), drain-check [id] (exit 0 when draining: ours never is), drain-ack [id] (the session is done: an ephemeral one is closed, another killed for the reconciler to restart), request-restart (kills the current session and blocks until that ends it).`,
+  description: `Subcommands: drain <id> (the session must be running; ours closes it at once), undrain <id> (the session must be running; ours never leaves one draining, so there is nothing to clear), drain-check [id] (exit 0 when draining: ours never is), drain-ack [id] (the session is done: an ephemeral one is closed, another killed for the reconciler to restart), request-restart (kills the current session and blocks until that ends it).`,
   usage: 'runtime <subcommand> …',
   examples: [ex('Done with my work', 'runtime drain-ack'), ex('Drain a worker', 'runtime drain polecat-2')],
 });

@@ -39,6 +39,25 @@ t.test('gc runtime drain-ack closes an ephemeral session from inside it', async 
     [outside.code, outside.stdout, outside.stderr],
     [1, '', 'gc runtime drain-ack: not in session context (GC_ALIAS/GC_SESSION_ID not set)\n'],
   );
-  const bad = await city.gc(['runtime', 'undrain', 'x']);
-  t.same([bad.code, bad.stderr], [1, 'gc runtime: unknown subcommand "undrain"\n']);
+  const bad = await city.gc(['runtime', 'undrainx', 'x']);
+  t.same([bad.code, bad.stderr], [1, 'gc runtime: unknown subcommand "undrainx"\n']);
+});
+
+t.test('gc runtime undrain answers for a running session and refuses one that is not', async (t) => {
+  const city = await workCity(t);
+  const made = await city.sup.call('POST', `/v0/city/${city.name}/sessions`, { alias: 'worker' });
+  t.ok(made.status < 300, JSON.stringify(made.body));
+  await eventually(async () => {
+    const s = await city.sup.call('GET', `/v0/city/${city.name}/session/worker`);
+    return (s.body as { running?: boolean }).running === true;
+  }, 30_000);
+  const ok = await city.gc(['runtime', 'undrain', 'worker']);
+  t.same([ok.code, ok.stdout, ok.stderr], [0, "Undrained session 'worker'\n", '']);
+  const still = await city.sup.call('GET', `/v0/city/${city.name}/session/worker`);
+  t.equal((still.body as { running?: boolean }).running, true, 'the session still runs');
+  const none = await city.gc(['runtime', 'undrain']);
+  t.same([none.code, none.stdout, none.stderr], [1, '', 'gc runtime undrain: accepts 1 arg(s)\n']);
+  const missing = await city.gc(['runtime', 'undrain', 'nobody']);
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /^gc runtime undrain: [^\n]+\n$/);
 });
