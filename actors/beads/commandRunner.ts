@@ -200,7 +200,9 @@ export class BeadCommandRunner {
     if (this.#stopped || signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const abort = () => waiter.done(false);
+      // A wait alone never keeps the process alive (an abandoned runner's loop must not hold a test open).
       const timer = setTimeout(abort, timeoutMs);
+      timer.unref();
       const waiter: Waiter = {
         index,
         done: (reached) => {
