@@ -36,6 +36,9 @@ export const ProviderPresetSchema = Type.Object({
   supportsAcp: Type.Optional(Type.Boolean()),
   acpCommand: str('The command that speaks ACP on stdio, where it is not `command` itself (an adapter).'),
   supportsHooks: Type.Optional(Type.Boolean()),
+  settingsFlag: str(
+    "The flag that points the CLI at gc's hook settings file (`<city>/.gc/settings.json`), on every start.",
+  ),
   instructionsFile: str('The instructions file the CLI reads in its working directory.'),
   printArgs: strings('One-shot ("print") mode arguments.'),
 });

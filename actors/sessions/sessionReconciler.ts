@@ -48,6 +48,8 @@ export interface ReconcilerDeps {
   logger: Logger;
   /** Extra environment for every session (e.g. where the mock agent writes its logs). */
   env: Record<string, string>;
+  /** gc's hook settings file (`<city>/.gc/settings.json`) when it was installed: a CLI that takes one gets it. */
+  hookSettings?: string;
 }
 
 export class SessionReconciler {
@@ -292,6 +294,7 @@ export class SessionReconciler {
       ...(firstMessage && !acp ? { firstMessage } : {}),
       ...(prompt ? { prompt } : {}),
       ...(promptFile ? { promptFile } : {}),
+      ...(this.deps.hookSettings && !acp ? { settingsFile: this.deps.hookSettings } : {}),
     });
     return {
       firstStart,

@@ -64,6 +64,8 @@ export interface SessionServiceOptions {
   now?: () => number;
   /** Extra environment for every session's process. */
   env?: Record<string, string>;
+  /** gc's hook settings file, when installed (passed to CLIs whose preset has a `settingsFlag`). */
+  hookSettings?: string;
 }
 
 export class SessionService implements SessionApi {
@@ -96,6 +98,7 @@ export class SessionService implements SessionApi {
       now: this.#now,
       logger: opts.logger,
       env: opts.env ?? {},
+      ...(opts.hookSettings ? { hookSettings: opts.hookSettings } : {}),
     });
     this.#queries = new SessionQueries(this.book, this.reconciler, opts.runtime, opts.logger, opts.city);
     this.#requests = new SessionRequests(this, {

@@ -94,8 +94,9 @@ export async function startSessionService(
     acpOptions(acpSessionSettings(city.config.sessionAcp)),
   );
   // Provider hooks: a city whose .claude/settings.json is broken still starts (its sessions run without).
+  let hookSettings: string | undefined;
   try {
-    installClaudeHooks(city.path);
+    hookSettings = installClaudeHooks(city.path);
   } catch (err) {
     (city.logger ?? defaultLogger()).warn({ err, city: city.name }, 'provider hooks not installed');
   }
@@ -114,6 +115,7 @@ export async function startSessionService(
     logger: city.logger ?? defaultLogger(),
     thresholds: thresholdsOf(city.config),
     thresholdsOf,
+    ...(hookSettings ? { hookSettings } : {}),
     env: {
       ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
       ...options.env,

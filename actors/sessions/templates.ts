@@ -120,9 +120,13 @@ export function launchCommand(
     prompt?: StartPrompt;
     /** The prompt's text was written to this file: the command reads it back (`"$(cat file)"`). */
     promptFile?: string;
+    /** gc's hook settings file, passed with the preset's `settingsFlag` (upstream's `--settings`). */
+    settingsFile?: string;
   },
 ): string {
   const words = [base];
+  if (preset?.settingsFlag && opts.settingsFile)
+    words.push(preset.settingsFlag, shellQuote(opts.settingsFile));
   if (preset && opts.sessionKey) {
     if (opts.firstStart && preset.sessionIdFlag)
       words.push(preset.sessionIdFlag, shellQuote(opts.sessionKey));

@@ -80,6 +80,7 @@ function makePresets(): Record<string, ProviderPreset> {
       // Claude Code speaks ACP through its adapter (npm @zed-industries/claude-code-acp).
       acpCommand: 'claude-code-acp',
       supportsHooks: true,
+      settingsFlag: '--settings',
       instructionsFile: 'CLAUDE.md',
       printArgs: ['-p'],
     },

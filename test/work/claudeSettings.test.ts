@@ -1,0 +1,81 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { launchCommand } from '../../actors/sessions/templates.ts';
+import { builtinPresets } from '../../actors/sessions/runtime/presets.ts';
+import { until } from '../helpers/until.ts';
+import { workCity } from './helpers.ts';
+
+/**
+ * Upstream launches Claude with `--settings <city>/.gc/settings.json`, the file gc writes its hooks into, on
+ * every start: without it Claude never runs `gc prime --hook` or `gc hook --inject`.
+ */
+
+t.setTimeout(120_000);
+
+t.test(
+  'the launch command names the settings file for a preset that takes one, first start and resume',
+  async (t) => {
+    const claude = builtinPresets().claude!;
+    const file = '/c/my city/.gc/settings.json';
+    t.equal(
+      launchCommand('claude', claude, { sessionKey: 'k1', firstStart: true, settingsFile: file }),
+      "claude --settings '/c/my city/.gc/settings.json' --session-id k1",
+    );
+    t.equal(
+      launchCommand('claude', claude, { sessionKey: 'k1', firstStart: false, settingsFile: file }),
+      "claude --settings '/c/my city/.gc/settings.json' --resume k1",
+    );
+    t.equal(
+      launchCommand('codex', builtinPresets().codex, { firstStart: true, settingsFile: file }),
+      'codex',
+      'a preset without a settings flag gets none',
+    );
+  },
+);
+
+t.test('a claude agent session is started with --settings pointing at the hooks gc installed', async (t) => {
+  // A stand-in `claude` on the supervisor's PATH: records its arguments, shows Claude's prompt, stays up.
+  const bin = mkdtempSync(join(tmpdir(), 'gc-fake-claude-'));
+  t.teardown(() => rmSync(bin, { recursive: true, force: true }));
+  const argvFile = join(bin, 'argv.txt');
+  writeFileSync(
+    join(bin, 'claude'),
+    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\nprintf '\\342\\235\\257 \\n'\nexec sleep 600\n`,
+  );
+  chmodSync(join(bin, 'claude'), 0o755);
+  const city = await workCity(t, {
+    runtime: 'subprocess',
+    supervisorEnv: { PATH: `${bin}:${process.env.PATH ?? ''}` },
+  });
+
+  const added = await city.sup.call('POST', `/v0/city/${city.name}/agents`, {
+    name: 'worker',
+    provider: 'claude',
+  });
+  t.equal(added.status, 201, JSON.stringify(added.body));
+  const made = await city.gc(['session', 'new', 'worker', '--alias', 'w1', '--no-attach']);
+  t.equal(made.code, 0, made.stderr);
+  await until(
+    'the stand-in claude to record its arguments',
+    () => Promise.resolve(existsSync(argvFile) && readFileSync(argvFile, 'utf8').length > 0),
+    30_000,
+    100,
+  );
+
+  const argv = readFileSync(argvFile, 'utf8').trimEnd().split('\n');
+  const settings = join(city.dir, '.gc', 'settings.json');
+  t.same(argv.slice(0, 2), ['--settings', settings], 'the settings flag comes first, with the city file');
+  t.equal(argv[2], '--session-id', 'then the conversation id of a first start');
+  const hooks = (
+    JSON.parse(readFileSync(settings, 'utf8')) as {
+      hooks: Record<string, { hooks: { command: string }[] }[]>;
+    }
+  ).hooks;
+  t.same(
+    hooks.SessionStart?.flatMap((g) => g.hooks.map((h) => h.command)),
+    ['gc prime --hook'],
+    'the file it names holds the hooks gc installed',
+  );
+});
