@@ -74,6 +74,16 @@ export const AgentConfigSchema = Type.Object({
     'Shell commands run in the working directory before the session is created (templates).',
   ),
   overlay_dir: str('A directory copied into the working directory at each start (relative to the city).'),
+  session_setup: strings('Shell commands run in the working directory once the session is up (non-fatal).'),
+  session_setup_script: str('A script run after `session_setup` (relative to the city, or absolute).'),
+  session_live: strings('Idempotent commands run after the nudge, and again on a change (no restart).'),
+  wake_mode: str('`fresh`: every wake begins a new conversation; `resume` (default): it resumes.'),
+  idle_timeout: str('Stop a running session after this long without activity (over `[session]`’s).'),
+  env: Type.Optional(
+    Type.Record(Type.String(), Type.String(), {
+      description: "Added to the session's environment (`$VAR` expanded from the supervisor's).",
+    }),
+  ),
   default_sling_formula: str('The formula a bead slung here is attached to (else `[agent_defaults]`’s).'),
   namepool: str('A file of names for the pool instances, one a line (relative to the city, or absolute).'),
   namepoolNames: strings(

@@ -87,8 +87,26 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
       'prompt_flag',
       'overlay_dir',
       'namepool',
+      'session_setup_script',
+      'wake_mode',
+      'idle_timeout',
     ] as const)
       set(k, str(t[k]));
+    for (const k of ['session_setup', 'session_live'] as const)
+      if (Array.isArray(t[k]))
+        set(
+          k,
+          t[k].filter((d): d is string => typeof d === 'string'),
+        );
+    if (isTable(t.env))
+      set(
+        'env',
+        Object.fromEntries(
+          Object.entries(t.env).flatMap(([k, v]) =>
+            typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? [[k, String(v)]] : [],
+          ),
+        ),
+      );
     // Upstream fills every agent without its own from [agent_defaults] (the control dispatcher aside).
     set('default_sling_formula', str(t.default_sling_formula) ?? str(defaults.default_sling_formula));
     set('configDir', originOf(t)?.dir);

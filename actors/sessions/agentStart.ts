@@ -19,7 +19,9 @@ import type { AgentConfig, CityConfig } from '../../schemas/cityToml.ts';
 import { parseDuration } from '../runtime/duration.ts';
 import { ValidationError } from '../runtime/errors.ts';
 import { copyOverlays, runPreStart } from './startSetup.ts';
+import { shellQuote } from './runtime/presets.ts';
 import type { SessionTemplate } from './templates.ts';
+import { K } from '../../machines/sessions/sessionRecord.ts';
 
 /** Upstream's `[session] setup_timeout` default: each pre_start command's limit. */
 const SETUP_TIMEOUT_MS = 10_000;
@@ -126,8 +128,56 @@ export async function agentStart(
   const flag = agent.prompt_flag ?? template.preset?.promptFlag;
   if (flag) metadata['gc.prompt_flag'] = flag;
   if (agent.nudge) metadata['gc.nudge'] = agent.nudge;
+  Object.assign(metadata, lifecycleMetadata(cityDir, agent, setup, { ...process.env, ...env }));
   return { workDir, command, metadata };
 }
+
+/**
+ * The agent's lifecycle keys as session metadata the reconciler applies: `idle_timeout` (a bad duration is
+ * left out: validate warns about it), `wake_mode = "fresh"`, `env` with `$VAR`/`${VAR}` expanded from the
+ * supervisor's environment, and the commands run once the session is up (`session_setup`, then
+ * `session_setup_script`) and after its nudge (`session_live`), with their setup variables.
+ */
+function lifecycleMetadata(
+  cityDir: string,
+  agent: AgentConfig,
+  setup: Record<string, string>,
+  controllerEnv: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (agent.idle_timeout) {
+    try {
+      const ms = parseDuration(agent.idle_timeout);
+      if (ms > 0) out[K.idleTimeoutMs] = String(ms);
+    } catch {
+      // Upstream warns about a bad duration and runs without it.
+    }
+  }
+  if (agent.wake_mode === 'fresh') out[K.wakeMode] = 'fresh';
+  if (agent.env && Object.keys(agent.env).length > 0)
+    out[K.env] = JSON.stringify(
+      Object.fromEntries(Object.entries(agent.env).map(([k, v]) => [k, expandVars(v, controllerEnv)])),
+    );
+  const script = agent.session_setup_script
+    ? [
+        isAbsolute(agent.session_setup_script)
+          ? agent.session_setup_script
+          : join(cityDir, agent.session_setup_script),
+      ]
+    : [];
+  const setupCommands = [...(agent.session_setup ?? []), ...script.map((f) => `sh -c ${shellQuote(f)}`)];
+  if (setupCommands.length) out[K.setup] = JSON.stringify(setupCommands);
+  if (agent.session_live?.length) out[K.live] = JSON.stringify(agent.session_live);
+  if (setupCommands.length || agent.session_live?.length) out[K.setupVars] = JSON.stringify(setup);
+  return out;
+}
+
+/** `$VAR` and `${VAR}` from `env` (unset: empty), as Go's os.ExpandEnv does for upstream's agent env. */
+export const expandVars = (value: string, env: NodeJS.ProcessEnv): string =>
+  value.replace(
+    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (_, a?: string, b?: string) => env[a ?? b ?? ''] ?? '',
+  );
 
 /** `work_dir` is strict upstream: a field it does not know is an error, not an empty string. */
 function renderStrict(src: string, data: Record<string, string>): string {

@@ -38,6 +38,7 @@ import {
   TRANSPORT_KEY,
 } from './templates.ts';
 import { builtinPresets } from './runtime/presets.ts';
+import { agentEnvOf, runUpCommands } from './upCommands.ts';
 
 export interface ReconcilerDeps {
   city: string;
@@ -50,6 +51,8 @@ export interface ReconcilerDeps {
   env: Record<string, string>;
   /** gc's hook settings file (`<city>/.gc/settings.json`) when it was installed: a CLI that takes one gets it. */
   hookSettings?: string;
+  /** What a session's setup commands get beside its environment (`GC_TMUX_SOCKET` on tmux). */
+  setupEnv?: Record<string, string>;
 }
 
 export class SessionReconciler {
@@ -254,7 +257,7 @@ export class SessionReconciler {
     const { book, runtime, thresholds: t } = this.deps;
     const token = randomHex(16);
     const s = await book.decide((m, ctx) => decideBeginStart(m, id, token, this.deps.now(), ctx));
-    const { firstStart, ...cfg } = this.#startConfig(s, token);
+    const { firstStart, wakeKey, ...cfg } = this.#startConfig(s, token);
     try {
       await runtime.start(s.sessionName, cfg, AbortSignal.timeout(t.startupTimeoutMs));
     } catch (err) {
@@ -271,16 +274,24 @@ export class SessionReconciler {
     // The ACP agent's session id, so the next start (a restart, a wake) reattaches it.
     const acpSession = runtime.acpSession?.(s.sessionName);
     const extra: Record<string, string> = acpSession ? { [K.acpSessionId]: acpSession.id } : {};
+    if (wakeKey) extra[K.sessionKey] = wakeKey;
     await book.decide((m, ctx) => decideStarted(m, id, this.deps.now(), book.snapshotOf, ctx, extra));
+    // Upstream's order once it is up: session_setup (then its script), the nudge, then session_live.
+    const setupEnv = { ...cfg.env, ...this.deps.setupEnv };
+    await runUpCommands(s, 'setup', setupEnv, this.deps.logger);
     // The prompt a provider does not take as an argument, and the agent's nudge: typed once it is up.
     const nudge = firstStart ? startupNudge(s.meta) : undefined;
     if (nudge) await runtime.nudge(s.sessionName, nudge).catch(() => undefined);
+    await runUpCommands(s, 'live', setupEnv, this.deps.logger);
   }
 
   #startConfig(s: SessionRecord, token: string) {
     const preset = builtinPresets()[s.provider];
-    const firstStart = !s.meta[K.creationCompleteAt] || s.meta[K.freshStart] === '1';
-    const sessionKey = s.meta[K.sessionKey];
+    // `wake_mode = "fresh"`: every wake after the first is a first start, under a new conversation id.
+    const fresh = s.meta[K.wakeMode] === 'fresh' && Boolean(s.meta[K.creationCompleteAt]);
+    const firstStart = !s.meta[K.creationCompleteAt] || s.meta[K.freshStart] === '1' || fresh;
+    const wakeKey = fresh && s.meta[K.sessionKey] ? randomUUID() : undefined;
+    const sessionKey = wakeKey ?? s.meta[K.sessionKey];
     const firstMessage = s.meta['gc.first_message'];
     const acp = s.meta[TRANSPORT_KEY] === 'acp';
     const prompt = startPromptOf(s.meta);
@@ -298,10 +309,12 @@ export class SessionReconciler {
     });
     return {
       firstStart,
+      wakeKey,
       command: withSessionPath(command, this.deps.env),
       workDir: s.workDir,
       env: {
         ...this.deps.env,
+        ...agentEnvOf(s),
         GC_SESSION_ID: s.id,
         GC_SESSION_NAME: s.sessionName,
         GC_ALIAS: s.alias,

@@ -31,6 +31,7 @@ import { SessionReconciler } from './sessionReconciler.ts';
 import { SessionRequests } from './sessionRequests.ts';
 import { sessionView } from './sessionView.ts';
 import { agentStart, findAgent, type AgentStart } from './agentStart.ts';
+import { agentEnvOf, LiveRerun } from './upCommands.ts';
 import { mintSessionKey, resolveTemplate, TRANSPORT_KEY, type SessionTemplate } from './templates.ts';
 import type {
   Accepted,
@@ -66,6 +67,8 @@ export interface SessionServiceOptions {
   env?: Record<string, string>;
   /** gc's hook settings file, when installed (passed to CLIs whose preset has a `settingsFlag`). */
   hookSettings?: string;
+  /** What setup commands get beside the session's environment (`GC_TMUX_SOCKET` on tmux). */
+  setupEnv?: Record<string, string>;
 }
 
 export class SessionService implements SessionApi {
@@ -77,6 +80,7 @@ export class SessionService implements SessionApi {
   readonly #requests: SessionRequests;
   #stopped = false;
   #config: CityConfig;
+  readonly #live: LiveRerun;
   /**
    * Asked when a message or submit names no session: the agent layer materialises a configured
    * `on_demand` named session here (answers undefined when the name is not one).
@@ -99,7 +103,9 @@ export class SessionService implements SessionApi {
       logger: opts.logger,
       env: opts.env ?? {},
       ...(opts.hookSettings ? { hookSettings: opts.hookSettings } : {}),
+      ...(opts.setupEnv ? { setupEnv: opts.setupEnv } : {}),
     });
+    this.#live = new LiveRerun((s) => ({ ...opts.env, ...agentEnvOf(s), ...opts.setupEnv }), opts.logger);
     this.#queries = new SessionQueries(this.book, this.reconciler, opts.runtime, opts.logger, opts.city);
     this.#requests = new SessionRequests(this, {
       city: opts.city,
@@ -129,6 +135,8 @@ export class SessionService implements SessionApi {
       this.opts.logger.warn({ err, city: this.opts.city }, 'session thresholds kept');
       return;
     }
+    // An agent's changed session_live runs in its running sessions now, as upstream (no restart).
+    void this.#live.apply(this.book.openSessions(), config);
     const tick = this.thresholds.tickMs;
     // One object, shared with the reconciler and the requests: they read the new values from now on.
     Object.assign(this.thresholds, next);

@@ -18,6 +18,7 @@ import { openRuntimeProvider, parseRuntimeKind, type RuntimeKind } from './runti
 import { SESSION_SERVICE, type SessionApi } from './sessionApi.ts';
 import { installClaudeHooks } from './providerHooks.ts';
 import { cityEnvironment } from './sessionEnv.ts';
+import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
 import { SessionService } from './sessionService.ts';
 
 declare module '../runtime/cityServices.ts' {
@@ -85,8 +86,9 @@ export async function startSessionService(
   const store = city.started?.[BEAD_SERVICE];
   if (!store) throw new UnavailableError(`city ${city.name} has no bead store for its sessions`);
   // The tests' choice, then the city's `[session] provider`, then the supervisor's environment.
+  const runtimeKind = options.runtime ?? cityRuntimeKind(city.config.session ?? {}, process.env);
   const runtime = openRuntimeProvider(
-    options.runtime ?? cityRuntimeKind(city.config.session ?? {}, process.env),
+    runtimeKind,
     {
       city: city.name,
       home: city.home ?? city.path,
@@ -116,6 +118,10 @@ export async function startSessionService(
     thresholds: thresholdsOf(city.config),
     thresholdsOf,
     ...(hookSettings ? { hookSettings } : {}),
+    // Upstream's setup scripts reach the session's tmux server through GC_TMUX_SOCKET (gastown's theme).
+    ...(runtimeKind === 'tmux'
+      ? { setupEnv: { GC_TMUX_SOCKET: tmuxSocketFor(city.name, city.home ?? city.path) } }
+      : {}),
     env: {
       ...cityEnvironment({ city: city.name, path: city.path, home: city.home, env: process.env }),
       ...options.env,

@@ -103,3 +103,30 @@ export async function runPreStart(commands: readonly string[], opts: PreStartOpt
     });
   }
 }
+
+/**
+ * Runs commands of a session that is up (`session_setup`, `session_setup_script`, `session_live`), each
+ * `sh -c` in its working directory, in order, none fatal: upstream logs a failure and goes on. Resolves with
+ * one line per failed command.
+ */
+export async function runSessionCommands(
+  what: string,
+  commands: readonly string[],
+  opts: PreStartOptions,
+): Promise<string[]> {
+  const failures: string[] = [];
+  for (const [i, command] of commands.entries()) {
+    await new Promise<void>((resolve) => {
+      execFile(
+        'sh',
+        ['-c', command],
+        { cwd: opts.cwd, env: opts.env, timeout: opts.timeoutMs, maxBuffer: 4 * 1024 * 1024 },
+        (err, _stdout, stderr) => {
+          if (err) failures.push(`${what}[${i}]: ${String(stderr).trim().split('\n').pop() || err.message}`);
+          resolve();
+        },
+      );
+    });
+  }
+  return failures;
+}

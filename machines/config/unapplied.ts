@@ -36,22 +36,23 @@ export const APPLIED_AGENT_KEYS = new Set([
   'default_sling_formula',
   // Applied where the session's template resolves (actors/sessions/templates.ts): its transport.
   'session',
+  // Applied by the session reconciler (actors/sessions/upCommands.ts, machines/sessions/plan.ts).
+  'session_setup',
+  'session_setup_script',
+  'session_live',
+  'wake_mode',
+  'idle_timeout',
+  'env',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
 export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
-  session_setup: 'not run',
-  session_setup_script: 'not run',
-  session_live: 'not run',
-  wake_mode: 'sessions resume',
-  idle_timeout: 'the city-wide [session] idle_timeout applies',
   sleep_after_idle: 'sessions never sleep',
   drain_timeout: 'the city-wide drain timeout applies',
   on_boot: 'not run',
   on_death: 'not run',
   work_query: 'the built-in query is used',
   sling_query: 'the built-in routing is used',
-  env: 'not added to the session environment',
   option_defaults: 'not passed',
   args: "the provider's arguments are used",
   ready_delay_ms: "the provider's readiness is used",

@@ -4,7 +4,7 @@
  * It answers what to do; the actor does it (start, adopt, account a death, stop an idle one, end a
  * quarantine, fail a create that waited too long). Pure.
  */
-import type { SessionRecord } from './sessionRecord.ts';
+import { K, type SessionRecord } from './sessionRecord.ts';
 import type { SessionThresholds } from './thresholds.ts';
 
 /** What the reconciler saw of one runtime session (by runtime session name). */
@@ -39,6 +39,16 @@ export interface PlanInput {
 /** True when the tick must look at the runtime at all (some session should run or is running). */
 export const needsObservation = (sessions: readonly SessionRecord[]): boolean =>
   sessions.some((s) => !s.closed && s.state !== 'suspended' && s.state !== 'archived');
+
+/**
+ * True when a running session has been inactive past its idle timeout: its agent's `idle_timeout` when it
+ * has one (upstream's per-agent key), else the city's. This is a pure function.
+ */
+export function idleOver(s: SessionRecord, t: SessionThresholds, lastActivity: number, now: number): boolean {
+  const own = Number(s.meta[K.idleTimeoutMs]);
+  const limit = Number.isInteger(own) && own > 0 ? own : t.idleTimeoutMs;
+  return limit > 0 && lastActivity > 0 && now - lastActivity > limit;
+}
 
 export function planTick({
   sessions,
@@ -83,7 +93,7 @@ export function planTick({
               ? { kind: 'died', id: s.id, exitCode: rt.exitCode }
               : { kind: 'died', id: s.id },
           );
-        } else if (t.idleTimeoutMs > 0 && rt.lastActivity > 0 && now - rt.lastActivity > t.idleTimeoutMs) {
+        } else if (idleOver(s, t, rt.lastActivity, now)) {
           actions.push({ kind: 'idle', id: s.id });
         }
         break;

@@ -69,6 +69,18 @@ export const K = {
   keyedRequests: 'gc.keyed_requests',
   /** Ours: the ACP agent's session id of the last start, reattached (`session/load`) by the next one. */
   acpSessionId: 'gc.acp_session_id',
+  /** Ours: the agent's `idle_timeout` (ms), over the city's `[session] idle_timeout`. */
+  idleTimeoutMs: 'gc.idle_timeout_ms',
+  /** Ours: the agent's `wake_mode` when `fresh`: every wake begins a new conversation. */
+  wakeMode: 'gc.wake_mode',
+  /** Ours: the agent's `env` (JSON object, `$VAR`s already expanded), over the city's session environment. */
+  env: 'gc.env',
+  /** Ours: commands run once the session is up (JSON list: `session_setup`, then `session_setup_script`). */
+  setup: 'gc.session_setup',
+  /** Ours: the agent's `session_live` commands (JSON list), run after the nudge and again when they change. */
+  live: 'gc.session_live',
+  /** Ours: the setup variables of those commands (JSON object); `{{.Session}}` is filled at start. */
+  setupVars: 'gc.setup_vars',
 } as const;
 
 export interface PendingRequest {
