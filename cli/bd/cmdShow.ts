@@ -34,8 +34,8 @@ async function detailed(ctx: BdContext, b: Bead): Promise<Issue> {
   }
   if (deps.length > 0) out.dependencies = deps;
   const comments = commentsOf(b);
+  // bd v1.0.0's show embeds `comments` (its `comment_count` came later, with comments opt-in).
   if (comments.length > 0) out.comments = comments;
-  out.comment_count = comments.length;
   return out;
 }
 

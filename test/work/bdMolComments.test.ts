@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { workCity, type WorkCity } from './helpers.ts';
+import { listShapeErrors, showShapeErrors } from './bdShapes.ts';
+import { runBdInput, workCity, type WorkCity } from './helpers.ts';
 
 /**
  * The built `bd` against a real supervisor's city, issue 28's missing part: comments and notes
@@ -72,6 +73,9 @@ t.test('comments, notes, labels and molecules over a real city', async (t) => {
       'comments add -f',
     );
     t.match(fromFile, { id: 3, text: 'From a file\nsecond line', author: 'tester' });
+    const piped = await runBdInput(['comment', a.id, '--stdin'], city.env, 'Piped in\n');
+    t.equal(piped.code, 0, piped.stderr);
+    t.equal(piped.stdout, `Comment added to ${a.id}\n`);
     const listed = json<Record<string, unknown>[]>(await city.bd(['comments', a.id, '--json']), 'comments');
     t.same(
       listed.map((c) => [c.id, c.author, c.text]),
@@ -79,6 +83,7 @@ t.test('comments, notes, labels and molecules over a real city', async (t) => {
         [1, 'alice', 'First look: the lexer'],
         [2, 'tester', 'Found it'],
         [3, 'tester', 'From a file\nsecond line'],
+        [4, 'tester', 'Piped in'],
       ],
     );
     const text = await city.bd(['comments', a.id]);
@@ -88,17 +93,20 @@ t.test('comments, notes, labels and molecules over a real city', async (t) => {
         `^Comments on ${a.id}:\\n\\[alice\\] at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\n  First look: the lexer\\n`,
       ),
     );
-    t.match(text.stdout, /\n {2}From a file\n {2}second line\n$/);
-    const [row] = json<Issue[]>(await city.bd(['list', '--json', '--label', 'parser']), 'list');
-    t.match(row, { id: a.id, comment_count: 3 });
+    t.match(text.stdout, /\n {2}From a file\n {2}second line\n\[tester\] at [^\n]+\n {2}Piped in\n$/);
+    const rows = json<Issue[]>(await city.bd(['list', '--json', '--label', 'parser']), 'list');
+    t.same(listShapeErrors(rows), [], 'list keeps bd’s shape');
+    const [row] = rows;
+    t.match(row, { id: a.id, comment_count: 4 });
     t.notOk(
       Object.keys((row!.metadata as Record<string, string> | undefined) ?? {}).some((k) =>
         k.startsWith('gc.comment'),
       ),
       'comments are not shown as metadata',
     );
-    const [shown] = json<Issue[]>(await city.bd(['show', a.id, '--json']), 'show');
-    t.match(shown, { comment_count: 3, comments: [{ id: 1, author: 'alice' }, { id: 2 }, { id: 3 }] });
+    const shownAll = json<Issue[]>(await city.bd(['show', a.id, '--json']), 'show');
+    t.same(showShapeErrors(shownAll), [], 'show keeps bd’s shape');
+    t.match(shownAll[0], { comments: [{ id: 1, author: 'alice' }, { id: 2 }, { id: 3 }] });
     const showText = await city.bd(['show', a.id]);
     t.match(showText.stdout, /\nCOMMENTS\n {2}\[alice\] \d{4}-\d\d-\d\d \d\d:\d\d: First look: the lexer\n/);
   });
@@ -108,6 +116,7 @@ t.test('comments, notes, labels and molecules over a real city', async (t) => {
     t.equal(first.stdout, `✓ Added note to ${a.id}\n`);
     const updated = json(await city.bd(['note', a.id, 'Then the slow one', '--json']), 'note --json');
     t.match(updated, { id: a.id, notes: 'Tried the fast path\nThen the slow one' });
+    t.same(showShapeErrors([updated]), [], 'note answers a bd issue');
     t.notOk('gc.notes' in ((updated.metadata as Record<string, string> | undefined) ?? {}));
     t.match((await city.bd(['show', a.id])).stdout, /\nNOTES\nTried the fast path\nThen the slow one\n/);
     t.same(json(await city.bd(['label', 'list', a.id, '--json']), 'label list'), ['bug', 'parser']);
