@@ -208,6 +208,12 @@ export const FormulaCookBodySchema = Type.Object(
       Type.String({ minLength: 1, description: 'Agent or pool the workflow is routed to.' }),
     ),
     title: Type.Optional(Type.String({ minLength: 1, description: 'Root bead title (else the formula’s).' })),
+    root_only: Type.Optional(
+      Type.Boolean({
+        description:
+          'Ours: create the root bead alone, none of the steps (bd’s `mol wisp --root-only`: the agent works the steps from the formula).',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -34,6 +34,8 @@ export interface CookRequest {
   layer?: LayerDir;
   /** Search the city's layers and this rig's (unless `layer` is given), and scope the workflow to this rig. */
   rig?: string;
+  /** Create the root alone, none of the steps (bd's `mol wisp --root-only`). */
+  rootOnly?: boolean;
 }
 
 /** What {@link FormulaService.detail} is asked for. */
@@ -138,7 +140,9 @@ export class FormulaService {
   /** Cooks `name` into a molecule: its whole bead graph as one batch. */
   async cook(name: string, req: CookRequest = {}): Promise<CookResult> {
     const from: FormulaFrom = req.layer ? { layer: req.layer } : req.rig ? { rig: req.rig } : {};
-    const { recipe } = await this.compile(name, req.vars ?? {}, true, req.title, from);
+    const compiled = await this.compile(name, req.vars ?? {}, true, req.title, from);
+    // Root-only still compiles every step, so a missing variable is refused as for a whole cook.
+    const recipe = req.rootOnly ? { ...compiled.recipe, steps: [] } : compiled.recipe;
     const options: CookOptions = { city: this.city };
     if (req.rig) options.rig = req.rig;
     if (req.target) options.target = req.target;

@@ -74,9 +74,17 @@ export async function depCmd(ctx: BdContext): Promise<void> {
   throw new UnsupportedError(`unsupported command "bd dep ${verb ?? ''}"`);
 }
 
-/** `bd label add|remove <id…> <label>`: the label is the last argument. */
+/** `bd label add|remove <id…> <label>` (the label is the last argument) and `bd label list <id>`. */
 export async function labelCmd(ctx: BdContext): Promise<void> {
   const [verb, ...rest] = ctx.args.positional;
+  if (verb === 'list') {
+    if (rest.length !== 1) throw new BdError('label list requires exactly one issue ID');
+    const labels = [...((await getBead(ctx.client, rest[0]!)).labels ?? [])];
+    if (ctx.json) ctx.out(jsonText(labels));
+    else if (labels.length === 0) ctx.out(`${rest[0]!} has no labels`);
+    else ctx.out([`Labels for ${rest[0]!}:`, ...labels.map((l) => `  - ${l}`)].join('\n'));
+    return;
+  }
   if (verb !== 'add' && verb !== 'remove')
     throw new UnsupportedError(`unsupported command "bd label ${verb ?? ''}"`);
   if (rest.length < 2) throw new BdError(`label ${verb} requires an issue ID and a label`);

@@ -4,6 +4,7 @@ import { jsonText, type BdContext } from './context.ts';
 import { BdError } from './errors.ts';
 import { toIssue, showText, type Issue } from './issue.ts';
 import { getBead } from './store.ts';
+import { commentsOf } from './comments.ts';
 
 export const SHOW_FLAGS: FlagSpec = {
   id: { kind: 'list' },
@@ -32,6 +33,9 @@ async function detailed(ctx: BdContext, b: Bead): Promise<Issue> {
     }
   }
   if (deps.length > 0) out.dependencies = deps;
+  const comments = commentsOf(b);
+  // bd v1.0.0's show embeds `comments` (its `comment_count` came later, with comments opt-in).
+  if (comments.length > 0) out.comments = comments;
   return out;
 }
 

@@ -1,4 +1,5 @@
 import type { Bead } from '../../schemas/beads.ts';
+import { commentCount, commentsOf, isCommentOrNotesKey, NOTES_KEY } from './comments.ts';
 
 /**
  * bd's issue JSON (beads v1.0.0 `types.Issue`) from our wire bead: `id`, `title`, `priority`,
@@ -8,6 +9,8 @@ import type { Bead } from '../../schemas/beads.ts';
 export type Issue = Record<string, unknown> & { id: string; title: string };
 
 const HIDDEN_METADATA = new Set(['gc.idempotency_key', 'gc.request_sha256']);
+/** Metadata bd shows as `metadata`: not our bookkeeping, not the comments and notes kept there. */
+const shownMeta = (k: string): boolean => !HIDDEN_METADATA.has(k) && !isCommentOrNotesKey(k);
 
 export function toIssue(b: Bead): Issue {
   const out: Issue = {
@@ -21,7 +24,8 @@ export function toIssue(b: Bead): Issue {
   };
   if (b.description) out.description = b.description;
   if (b.assignee) out.assignee = b.assignee;
-  const meta = Object.entries(b.metadata ?? {}).filter(([k]) => !HIDDEN_METADATA.has(k));
+  const meta = Object.entries(b.metadata ?? {}).filter(([k]) => shownMeta(k));
+  if (b.metadata?.[NOTES_KEY]) out.notes = b.metadata[NOTES_KEY];
   if (b.metadata?.close_reason) out.close_reason = b.metadata.close_reason;
   if (meta.length > 0) out.metadata = Object.fromEntries(meta);
   if (b.labels && b.labels.length > 0) out.labels = [...b.labels];
@@ -48,7 +52,7 @@ export function listIssue(b: Bead, all: readonly Bead[]): Issue {
   out.dependent_count = all.filter((o) =>
     (o.dependencies ?? []).some((d) => d.depends_on_id === b.id),
   ).length;
-  out.comment_count = 0;
+  out.comment_count = commentCount(b);
   return out;
 }
 
@@ -82,9 +86,11 @@ export function showText(b: Bead, children: readonly Bead[]): string {
     if (body.length > 0) lines.push('', name, ...body);
   };
   section('DESCRIPTION', b.description ? [b.description] : []);
+  const notes = b.metadata?.[NOTES_KEY];
+  section('NOTES', notes ? [notes] : []);
   section('LABELS:', b.labels && b.labels.length > 0 ? [b.labels.join(', ')] : []);
   const meta = Object.entries(b.metadata ?? {})
-    .filter(([k]) => !HIDDEN_METADATA.has(k))
+    .filter(([k]) => shownMeta(k))
     .sort(([x], [y]) => (x < y ? -1 : 1));
   section(
     'METADATA',
@@ -98,6 +104,10 @@ export function showText(b: Bead, children: readonly Bead[]): string {
   section(
     'CHILDREN',
     children.map((c) => `  ↳ ${c.id}: ${c.title} [${c.status}]`),
+  );
+  section(
+    'COMMENTS',
+    commentsOf(b).map((c) => `  [${c.author}] ${c.created_at.slice(0, 16).replace('T', ' ')}: ${c.text}`),
   );
   return lines.join('\n');
 }

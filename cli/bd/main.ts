@@ -41,9 +41,20 @@ const label = async (): Promise<Loaded> => {
   const m = await import('./cmdDep.ts');
   return { flags: {}, run: m.labelCmd };
 };
+const comments = (which: 'comments' | 'comment' | 'note') => async (): Promise<Loaded> => {
+  const m = await import('./cmdComments.ts');
+  if (which === 'comments') return { flags: m.COMMENTS_FLAGS, run: m.commentsCmd };
+  if (which === 'comment') return { flags: m.COMMENT_FLAGS, run: m.commentCmd };
+  return { flags: m.NOTE_FLAGS, run: m.noteCmd };
+};
+const mol = async (): Promise<Loaded> => {
+  const m = await import('./cmdMol.ts');
+  return { flags: m.MOL_FLAGS, run: m.molCmd };
+};
 
 /** The bd subset gc's prompts and gc itself use; anything else is exit 2 naming it. */
-const COMMANDS: Record<string, { load: () => Promise<Loaded>; writes: boolean; errorsOnStdout?: boolean }> = {
+type Writes = boolean | ((positional: readonly string[]) => boolean);
+const COMMANDS: Record<string, { load: () => Promise<Loaded>; writes: Writes; errorsOnStdout?: boolean }> = {
   create: { load: create, writes: true },
   new: { load: create, writes: true },
   list: { load: listing('list'), writes: false },
@@ -56,7 +67,11 @@ const COMMANDS: Record<string, { load: () => Promise<Loaded>; writes: boolean; e
   ready: { load: listing('ready'), writes: false },
   blocked: { load: listing('blocked'), writes: false },
   dep: { load: dep, writes: true, errorsOnStdout: true },
-  label: { load: label, writes: true, errorsOnStdout: true },
+  label: { load: label, writes: (p) => p[0] !== 'list', errorsOnStdout: true },
+  comments: { load: comments('comments'), writes: (p) => p[0] === 'add', errorsOnStdout: true },
+  comment: { load: comments('comment'), writes: true, errorsOnStdout: true },
+  note: { load: comments('note'), writes: true, errorsOnStdout: true },
+  mol: { load: mol, writes: (p) => ['wisp', 'pour', 'burn'].includes(p[0] ?? '') },
 };
 
 const USAGE = `bd: a beads CLI backed by the Gas City supervisor's bead store
@@ -85,7 +100,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     if (!cmd) throw new UnsupportedError(`unsupported command "bd ${name}"`);
     const loaded = await cmd.load();
     const args = parseArgs([...argv.slice(0, first), ...argv.slice(first + 1)], loaded.flags, name);
-    if (cmd.writes && bool(args, 'readonly'))
+    const writes = typeof cmd.writes === 'function' ? cmd.writes(args.positional) : cmd.writes;
+    if (writes && bool(args, 'readonly'))
       throw new BdError(`operation '${name}' is not allowed in read-only mode`);
     const ctx: BdContext = {
       client: new BdClient(env),

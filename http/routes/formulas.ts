@@ -229,6 +229,7 @@ export function formulaRoutes(scope: FastifyInstance, deps: AppDeps): void {
         ...(body.vars ? { vars: body.vars } : {}),
         ...(body.target ? { target: body.target } : {}),
         ...(body.title ? { title: body.title } : {}),
+        ...(body.root_only ? { rootOnly: true } : {}),
       });
       setIndex(reply, service).code(201);
       return {

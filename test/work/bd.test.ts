@@ -188,7 +188,7 @@ t.test('bd over a real city', async (t) => {
         2,
         /^Error: unsupported flag --unset-metadata for "bd update"\n$/,
       ],
-      [['mol', 'wisp', 'x'], 2, /^Error: unsupported command "bd mol"\n$/],
+      [['mol', 'bond', 'x', 'y'], 2, /^Error: unsupported command "bd mol bond"\n$/],
       [['create'], 1, /^Error: title required/],
       [['create', 'x', '-p', '9'], 1, /^Error: invalid priority "9"/],
       [['close', 'nope-9'], 1, /^Error closing nope-9: /],

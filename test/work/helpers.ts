@@ -8,9 +8,22 @@ import { startSupervisorProc, type SupervisorProc } from '../cli/helpers/supervi
 
 export const BD_BIN = join(ROOT, 'bin', 'bd.js');
 
-/** Runs the built `bd` to completion (stdin closed), capturing stdout and stderr. */
+/** Runs the built `bd` to completion (stdin empty), capturing stdout and stderr. */
 export function runBd(args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<GcResult> {
-  const child = spawn(...nodeChild([BD_BIN, ...args]), { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runBdInput(args, env, undefined, cwd);
+}
+
+/** Runs the built `bd` with `input` on its stdin (empty when undefined), capturing stdout and stderr. */
+export function runBdInput(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string | undefined,
+  cwd = ROOT,
+): Promise<GcResult> {
+  const child = spawn(...nodeChild([BD_BIN, ...args]), { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A bd that exits before reading its input must not fail the test with EPIPE.
+  child.stdin.on('error', () => {});
+  child.stdin.end(input ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
