@@ -77,6 +77,8 @@ export const AgentConfigSchema = Type.Object({
   session_setup: strings('Shell commands run in the working directory once the session is up (non-fatal).'),
   session_setup_script: str('A script run after `session_setup` (relative to the city, or absolute).'),
   session_live: strings('Idempotent commands run after the nudge, and again on a change (no restart).'),
+  ready_prompt_prefix: str("Start counts as done once a line starts with this (over the provider's)."),
+  ready_delay_ms: count("Wait this long after start (over the provider's)."),
   wake_mode: str('`fresh`: every wake begins a new conversation; `resume` (default): it resumes.'),
   idle_timeout: str('Stop a running session after this long without activity (over `[session]`’s).'),
   env: Type.Optional(

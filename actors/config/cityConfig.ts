@@ -90,8 +90,10 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
       'session_setup_script',
       'wake_mode',
       'idle_timeout',
+      'ready_prompt_prefix',
     ] as const)
       set(k, str(t[k]));
+    set('ready_delay_ms', int(t.ready_delay_ms));
     for (const k of ['session_setup', 'session_live'] as const)
       if (Array.isArray(t[k]))
         set(

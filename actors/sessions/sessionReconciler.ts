@@ -33,11 +33,13 @@ import {
   launchCommand,
   MAX_INLINE_PROMPT,
   promptArgument,
+  sessionPreset,
   startPromptOf,
   startupNudge,
   TRANSPORT_KEY,
 } from './templates.ts';
 import { builtinPresets } from './runtime/presets.ts';
+import type { CityConfig } from '../../schemas/cityToml.ts';
 import { agentEnvOf, runUpCommands } from './upCommands.ts';
 
 export interface ReconcilerDeps {
@@ -53,6 +55,8 @@ export interface ReconcilerDeps {
   hookSettings?: string;
   /** What a session's setup commands get beside its environment (`GC_TMUX_SOCKET` on tmux). */
   setupEnv?: Record<string, string>;
+  /** The city's current config: a session starts with its provider's preset there (default: the builtin). */
+  config?: () => CityConfig;
 }
 
 export class SessionReconciler {
@@ -286,7 +290,7 @@ export class SessionReconciler {
   }
 
   #startConfig(s: SessionRecord, token: string) {
-    const preset = builtinPresets()[s.provider];
+    const preset = this.deps.config ? sessionPreset(this.deps.config(), s) : builtinPresets()[s.provider];
     // `wake_mode = "fresh"`: every wake after the first is a first start, under a new conversation id.
     const fresh = s.meta[K.wakeMode] === 'fresh' && Boolean(s.meta[K.creationCompleteAt]);
     const firstStart = !s.meta[K.creationCompleteAt] || s.meta[K.freshStart] === '1' || fresh;

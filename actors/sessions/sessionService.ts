@@ -104,6 +104,7 @@ export class SessionService implements SessionApi {
       env: opts.env ?? {},
       ...(opts.hookSettings ? { hookSettings: opts.hookSettings } : {}),
       ...(opts.setupEnv ? { setupEnv: opts.setupEnv } : {}),
+      config: () => this.#config,
     });
     this.#live = new LiveRerun((s) => ({ ...opts.env, ...agentEnvOf(s), ...opts.setupEnv }), opts.logger);
     this.#queries = new SessionQueries(this.book, this.reconciler, opts.runtime, opts.logger, opts.city);

@@ -99,6 +99,28 @@ export function resolveTemplate(
   throw new NotFoundError('the city has no default session template (no provider or start_command)');
 }
 
+/**
+ * The preset a session of `provider` and `template` starts with: the city's `[providers.*]` over the
+ * builtins (a provider of the city's own, `base = "claude"`, keeps Claude's flags), then the agent's own
+ * readiness keys (`ready_prompt_prefix`, `ready_delay_ms`), as upstream's agent keys replace the provider's.
+ */
+export function sessionPreset(
+  config: CityConfig,
+  s: { provider: string; template: string },
+): ProviderPreset | undefined {
+  const base = { ...builtinPresets(), ...config.providers }[s.provider];
+  if (!base) return undefined;
+  const agent =
+    config.agents.find((a) => (a.dir ? `${a.dir}/${a.name}` : a.name) === s.template) ??
+    config.agents.find((a) => !a.dir && a.name === s.template);
+  if (!agent || agent.start_command) return base;
+  return {
+    ...base,
+    ...(agent.ready_prompt_prefix !== undefined ? { readyPromptPrefix: agent.ready_prompt_prefix } : {}),
+    ...(agent.ready_delay_ms !== undefined ? { readyDelayMs: agent.ready_delay_ms } : {}),
+  };
+}
+
 /** The session metadata key that keeps a session's transport (`acp`) for each start. */
 export const TRANSPORT_KEY = 'gc.transport';
 

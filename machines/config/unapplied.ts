@@ -43,6 +43,9 @@ export const APPLIED_AGENT_KEYS = new Set([
   'wake_mode',
   'idle_timeout',
   'env',
+  // Applied where a session starts (actors/sessions/templates.ts sessionPreset): over the provider's.
+  'ready_prompt_prefix',
+  'ready_delay_ms',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
@@ -55,8 +58,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   sling_query: 'the built-in routing is used',
   option_defaults: 'not passed',
   args: "the provider's arguments are used",
-  ready_delay_ms: "the provider's readiness is used",
-  ready_prompt_prefix: "the provider's readiness is used",
   process_names: 'not checked',
   emits_permission_warning: 'not handled',
   resume_command: "the provider's resume is used",

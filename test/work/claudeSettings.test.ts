@@ -1,8 +1,17 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { launchCommand } from '../../actors/sessions/templates.ts';
+import { cityConfigOf } from '../../actors/config/cityConfig.ts';
+import { launchCommand, sessionPreset } from '../../actors/sessions/templates.ts';
 import { builtinPresets } from '../../actors/sessions/runtime/presets.ts';
 import { until } from '../helpers/until.ts';
 import { workCity } from './helpers.ts';
@@ -78,4 +87,66 @@ t.test('a claude agent session is started with --settings pointing at the hooks 
     ['gc prime --hook'],
     'the file it names holds the hooks gc installed',
   );
+});
+
+t.test("a session's preset is the city's provider, then its agent's readiness keys", async (t) => {
+  const config = cityConfigOf({
+    workspace: { name: 'c' },
+    agent: [
+      { name: 'plain', provider: 'claude' },
+      { name: 'tuned', provider: 'claude', ready_prompt_prefix: 'READY>', ready_delay_ms: 250 },
+    ],
+  });
+  config.providers = { mine: { ...builtinPresets().claude!, name: 'mine', command: 'my-claude' } };
+  t.match(sessionPreset(config, { provider: 'claude', template: 'plain' }), {
+    readyPromptPrefix: '❯ ',
+    readyDelayMs: 10_000,
+  });
+  t.match(sessionPreset(config, { provider: 'claude', template: 'tuned' }), {
+    readyPromptPrefix: 'READY>',
+    readyDelayMs: 250,
+    settingsFlag: '--settings',
+  });
+  t.match(
+    sessionPreset(config, { provider: 'mine', template: 'plain' }),
+    { command: 'my-claude', sessionIdFlag: '--session-id', settingsFlag: '--settings' },
+    "a provider of the city's own keeps its base's flags",
+  );
+  t.equal(sessionPreset(config, { provider: 'nope', template: 'plain' }), undefined);
+});
+
+t.test("a session of the city's own provider based on claude starts with Claude's flags", async (t) => {
+  const bin = mkdtempSync(join(tmpdir(), 'gc-fake-mine-'));
+  t.teardown(() => rmSync(bin, { recursive: true, force: true }));
+  const argvFile = join(bin, 'argv.txt');
+  const cli = join(bin, 'my-claude');
+  writeFileSync(
+    cli,
+    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\nprintf '\\342\\235\\257 \\n'\nexec sleep 600\n`,
+  );
+  chmodSync(cli, 0o755);
+  const city = await workCity(t, { runtime: 'subprocess' });
+  appendFileSync(
+    join(city.dir, 'city.toml'),
+    `\n[providers.mine]\nbase = "claude"\ncommand = "${cli}"\n\n[[agent]]\nname = "worker"\nprovider = "mine"\n`,
+  );
+  // A hand-edited provider is read at start: restart the supervisor (the city comes back).
+  await city.sup.stop('SIGTERM');
+  await city.sup.start();
+  await until(
+    'the city to answer',
+    async () => (await city.sup.call('GET', `/v0/city/${city.name}/agents`)).status === 200,
+    30_000,
+    200,
+  );
+  const made = await city.gc(['session', 'new', 'worker', '--alias', 'w1', '--no-attach']);
+  t.equal(made.code, 0, made.stderr);
+  await until(
+    'the provider CLI to record its arguments',
+    () => Promise.resolve(existsSync(argvFile) && readFileSync(argvFile, 'utf8').length > 0),
+    30_000,
+    100,
+  );
+  const argv = readFileSync(argvFile, 'utf8').trimEnd().split('\n');
+  t.same(argv.slice(0, 3), ['--settings', join(city.dir, '.gc', 'settings.json'), '--session-id']);
 });
