@@ -17,7 +17,11 @@ export function packRootOf(file: string): string {
 export function packRoots(cityDir: string, config: EffectiveConfig): string[] {
   const files = new Set<string>();
   for (const source of Object.values(config.composed.sources)) if (source.file) files.add(source.file);
-  const roots = new Set<string>(config.city.packDirs ?? []);
+  // A rig's own packs too: an agent added to one of them reaches its rig as a city pack's does.
+  const roots = new Set<string>([
+    ...(config.city.packDirs ?? []),
+    ...Object.values(config.city.rigPackDirs ?? {}).flat(),
+  ]);
   for (const file of files) {
     const root = resolve(cityDir, packRootOf(file));
     roots.add(root);

@@ -17,6 +17,37 @@ t.test('pack roots of source files', async (t) => {
   t.equal(packRootOf('city.toml'), '.');
 });
 
+t.test("the first agent in a rig's own pack is recorded and adopted", async (t) => {
+  const h = await configHarness(t, {
+    toml:
+      '[workspace]\nname = "demo"\nprovider = "mock"\n\n[[rigs]]\nname = "proj"\npath = "repos/proj"\n\n' +
+      '[rigs.imports.crew]\nsource = "packs/crew"\n',
+    files: {
+      'repos/proj/.keep': '',
+      'packs/crew/pack.toml': '[pack]\nname = "crew"\nschema = 2\n',
+      'packs/crew/agents/cook/agent.toml': 'scope = "rig"\n',
+    },
+  });
+  const agents = async () =>
+    ((await h.service.config()).agents ?? []).map((a: { name: string; dir?: string }) => a.name).sort();
+  const before = await agents();
+  t.ok(
+    before.some((n) => n.endsWith('cook')),
+    JSON.stringify(before),
+  );
+  const head = await h.journal.head();
+  mkdirSync(join(h.dir, 'packs/crew/agents/baker'), { recursive: true });
+  writeFileSync(join(h.dir, 'packs/crew/agents/baker/agent.toml'), 'scope = "rig"\n');
+  await eventually(
+    async () => (await h.journal.list({ afterSeq: head, type: 'config.changed' })).length > 0,
+    5000,
+  );
+  t.ok(
+    (await agents()).some((n) => n.endsWith('baker')),
+    'the rig pack agent is derived',
+  );
+});
+
 t.test('a new agent in an imported pack is recorded and adopted', async (t) => {
   const h = await configHarness(t, {
     toml: '[workspace]\nname = "demo"\nprovider = "mock"\n\n[imports.town]\nsource = "packs/town"\n',
