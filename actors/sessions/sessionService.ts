@@ -240,7 +240,13 @@ export class SessionService implements SessionApi {
       await new Promise((r) => setTimeout(r, 100));
       left = await running();
     }
-    await Promise.all(left.map((name) => this.opts.runtime.stop(name).catch(() => undefined)));
+    // Then every session the runtime still holds goes: the ones still running, and the ones whose process
+    // ended on the interrupt but whose dead pane tmux keeps (remain-on-exit), which would keep the city's
+    // tmux server alive after the city stopped.
+    const held = [...(await this.opts.runtime.observe().catch(() => new Map<string, unknown>())).keys()];
+    await Promise.all(
+      [...new Set([...left, ...held])].map((name) => this.opts.runtime.stop(name).catch(() => undefined)),
+    );
     for (const s of this.book.openSessions()) {
       if (!names.includes(s.sessionName)) continue;
       await this.book
