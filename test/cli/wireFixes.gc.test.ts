@@ -2,7 +2,8 @@
  * Issue 32's behaviours as a user meets them through the built `gc` and `bd` (a real supervisor process,
  * real tmux, real files): clearing an assignee, a parent's child in `bd dep tree`, a hand edit of city.toml,
  * a manual session the pool leaves alone, an idle stream's first frame, a repeated extmsg idempotency key
- * (also across a supervisor restart), /health's build_id, and an unregister that leaves no process behind.
+ * (also across a supervisor restart), /health's build_id, and a city stop and an unregister that leave no
+ * process behind.
  * The API-level tests of the same behaviours are in test/beads, test/agents, test/config, test/extmsg,
  * test/supervisor and test/events.
  */
@@ -311,6 +312,67 @@ if (!hasTmux()) {
         );
       },
     );
+
+    await t.test('gc city stop ends every session of the city; the city stays registered', async (t) => {
+      const dir = join(city.sup.cities, 'beta');
+      const socketB = tmuxSocketFor('beta', city.sup.home);
+      t.teardown(() => {
+        try {
+          execFileSync('tmux', ['-L', socketB, 'kill-server'], { stdio: 'ignore' });
+        } catch {
+          // No server left: what the test wants.
+        }
+      });
+      const made = await city.gc([
+        'city',
+        'create',
+        dir,
+        '--start-command',
+        "sh -c 'exec sleep 600'",
+        '--wait',
+      ]);
+      t.equal(made.code, 0, made.stderr);
+      const session = await city.sup.call('POST', '/v0/city/beta/sessions', { alias: 'keeper' });
+      t.ok(session.status < 300, JSON.stringify(session.body));
+      const pids = await until(
+        'the session to run on tmux',
+        async () => {
+          if (!tmuxUp(socketB)) return undefined;
+          const out = execFileSync(
+            'tmux',
+            ['-L', socketB, 'list-panes', '-a', '-F', '#{pane_dead} #{pane_pid}'],
+            {
+              encoding: 'utf8',
+            },
+          );
+          const live = out
+            .split('\n')
+            .filter((l) => l.startsWith('0 '))
+            .map((l) => Number(l.slice(2)));
+          return live.length > 0 ? live : undefined;
+        },
+        30_000,
+        100,
+      );
+      const stopped = await city.gc(['city', 'stop', 'beta']);
+      t.same([stopped.code, stopped.stdout, stopped.stderr], [0, 'City stopped.\n', '']);
+      await until(
+        'beta’s tmux server and session processes to be gone',
+        async () => !tmuxUp(socketB) && !pids.some(alive),
+        15_000,
+        100,
+      );
+      t.pass('no tmux server, no session process');
+      const cities = await city.gc(['cities', '--json']);
+      t.match(
+        jsonLines(cities.stdout).filter((c) => c.name === 'beta'),
+        [{ name: 'beta', running: false }],
+        'still registered, not running',
+      );
+      const ghost = await city.gc(['city', 'stop', 'ghost']);
+      t.equal(ghost.code, 1);
+      t.match(ghost.stderr, /^gc city stop: [^\n]+\n$/, 'one line');
+    });
 
     await t.test('gc city unregister leaves no process behind, and the directory', async (t) => {
       t.ok(tmuxUp(socket), 'the city’s tmux server runs');
