@@ -160,6 +160,16 @@ if (!hasTmux()) {
         100,
       );
       t.match(agents, /^polecat-2 /m, 'the pool of two, without a restart');
+      const maintenance = async () =>
+        (
+          (await city.sup.call('GET', `/v0/city/${city.name}/maintenance/status`)).body as {
+            enabled: boolean;
+          }
+        ).enabled;
+      t.equal(await maintenance(), false, 'store maintenance is off by default');
+      appendFileSync(join(city.dir, 'city.toml'), '\n[maintenance.dolt]\nenabled = true\n');
+      await until('[maintenance.dolt] enabled to take effect', async () => await maintenance(), 20_000, 100);
+      t.pass('[maintenance.dolt] enabled = true takes effect without a restart (the issue’s example)');
       appendFileSync(join(city.dir, 'city.toml'), '\n[daemon]\npatrol_interval = "10s"\n');
       const warned = await until(
         'gc config validate to warn',
