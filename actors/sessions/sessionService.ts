@@ -6,9 +6,7 @@
  */
 import type { CityConfig } from '../../schemas/cityToml.ts';
 import { ConflictError, UnavailableError } from '../runtime/errors.ts';
-import type { Logger } from '../runtime/logger.ts';
 import { newRequestId } from './requestIds.ts';
-import type { BeadStore } from '../beads/index.ts';
 import { requestHash } from '../beads/index.ts';
 import {
   checkSuspend,
@@ -26,6 +24,7 @@ import { sessionOf, type SessionRecord } from '../../machines/sessions/sessionRe
 import { DEFAULT_SESSION_THRESHOLDS, type SessionThresholds } from '../../machines/sessions/thresholds.ts';
 import type { RuntimeProvider } from './runtime/provider.ts';
 import { SessionBook } from './sessionBook.ts';
+import type { SessionServiceOptions } from './sessionServiceOptions.ts';
 import { SessionQueries } from './sessionQueries.ts';
 import { SessionReconciler } from './sessionReconciler.ts';
 import { SessionRequests } from './sessionRequests.ts';
@@ -48,28 +47,7 @@ import type {
 const ACCEPT_REQUEST = 'gc.accept_request';
 const ACCEPT_CURSOR = 'gc.accept_cursor';
 
-export interface SessionServiceOptions {
-  city: string;
-  path: string;
-  store: BeadStore;
-  runtime: RuntimeProvider;
-  config: CityConfig;
-  logger: Logger;
-  thresholds?: Partial<SessionThresholds>;
-  /**
-   * The thresholds a city config sets (its `[session]` and `[daemon]` tables, the fixed ones over them):
-   * applied again on each {@link SessionService.setConfig}, so a hand edit takes effect without a restart.
-   * @throws Error naming the key for a bad value (the running thresholds stay).
-   */
-  thresholdsOf?: (config: CityConfig) => Partial<SessionThresholds>;
-  now?: () => number;
-  /** Extra environment for every session's process. */
-  env?: Record<string, string>;
-  /** gc's hook settings file, when installed (passed to CLIs whose preset has a `settingsFlag`). */
-  hookSettings?: string;
-  /** What setup commands get beside the session's environment (`GC_TMUX_SOCKET` on tmux). */
-  setupEnv?: Record<string, string>;
-}
+export type { SessionServiceOptions } from './sessionServiceOptions.ts';
 
 export class SessionService implements SessionApi {
   readonly book: SessionBook;
@@ -124,10 +102,12 @@ export class SessionService implements SessionApi {
   /**
    * Takes a new city config (an edit through the API or by hand): its templates, and its thresholds when
    * the service was given {@link SessionServiceOptions.thresholdsOf}. A bad threshold value keeps the
-   * running ones (validate names it); a new tick re-times the reconciler.
+   * running ones (validate names it); a new tick re-times the reconciler. An agent's changed `session_live`
+   * runs in its running sessions now, as upstream's (no restart).
    */
   setConfig(config: CityConfig): void {
     this.#config = config;
+    void this.#live.apply(this.book.openSessions(), config);
     if (!this.opts.thresholdsOf) return;
     let next: SessionThresholds;
     try {
@@ -136,8 +116,6 @@ export class SessionService implements SessionApi {
       this.opts.logger.warn({ err, city: this.opts.city }, 'session thresholds kept');
       return;
     }
-    // An agent's changed session_live runs in its running sessions now, as upstream (no restart).
-    void this.#live.apply(this.book.openSessions(), config);
     const tick = this.thresholds.tickMs;
     // One object, shared with the reconciler and the requests: they read the new values from now on.
     Object.assign(this.thresholds, next);
@@ -252,7 +230,9 @@ export class SessionService implements SessionApi {
       await new Promise((r) => setTimeout(r, 100));
       left = await running();
     }
-    await Promise.all(left.map((name) => this.opts.runtime.stop(name).catch(() => undefined)));
+    // Then all the runtime holds, running or a dead pane tmux keeps (remain-on-exit: it kept the server up).
+    const held = (await this.opts.runtime.observe().catch(() => new Map<string, unknown>())).keys();
+    await Promise.all([...new Set([...left, ...held])].map((n) => this.opts.runtime.stop(n).catch(() => {})));
     for (const s of this.book.openSessions()) {
       if (!names.includes(s.sessionName)) continue;
       await this.book

@@ -8,7 +8,34 @@ import { getBead, post } from './store.ts';
 export const DEP_FLAGS: FlagSpec = {
   type: { kind: 'string', short: 't' },
   'max-depth': { kind: 'string' },
+  direction: { kind: 'string' },
 };
+
+type Direction = 'down' | 'up' | 'both';
+
+/**
+ * The links `bd dep tree` walks from one bead, as upstream's dependency records: down, what it depends on
+ * (its dependencies, and its parent through `parent-child`); up, what depends on it (its children through
+ * `parent-child`). Upstream's `up` also lists beads blocked by it; ours lists its children only.
+ */
+async function linksOf(
+  ctx: BdContext,
+  bead: Bead,
+  direction: Direction,
+): Promise<{ id: string; type: string }[]> {
+  const out: { id: string; type: string }[] = [];
+  if (direction !== 'up') {
+    if (bead.parent) out.push({ id: bead.parent, type: 'parent-child' });
+    for (const d of bead.dependencies ?? []) out.push({ id: d.depends_on_id, type: d.type });
+  }
+  if (direction !== 'down') {
+    const base = await ctx.client.cityPath();
+    const { children } = (await ctx.client.call('GET', `${base}/bead/${encodeURIComponent(bead.id)}/deps`))
+      .body as { children: Bead[] | null };
+    for (const c of children ?? []) out.push({ id: c.id, type: 'parent-child' });
+  }
+  return out;
+}
 
 /** `bd dep add|remove|tree`: `add <issue> <depends-on>` makes the first blocked by the second. */
 export async function depCmd(ctx: BdContext): Promise<void> {
@@ -39,13 +66,16 @@ export async function depCmd(ctx: BdContext): Promise<void> {
   if (verb === 'tree') {
     if (rest.length !== 1) throw new BdError('dep tree requires exactly one issue ID');
     const maxDepth = Number(str(ctx.args, 'max-depth') ?? 50);
+    const direction = str(ctx.args, 'direction') ?? 'down';
+    if (direction !== 'down' && direction !== 'up' && direction !== 'both')
+      throw new BdError(`invalid direction "${direction}" (down, up, both)`);
     const nodes: { bead: Bead; depth: number; type: string }[] = [];
     const walk = async (id: string, depth: number, type: string, seen: Set<string>): Promise<void> => {
       const bead = await getBead(ctx.client, id);
       nodes.push({ bead, depth, type });
       if (depth >= maxDepth || seen.has(id)) return;
-      for (const d of bead.dependencies ?? [])
-        await walk(d.depends_on_id, depth + 1, d.type, new Set([...seen, id]));
+      for (const link of await linksOf(ctx, bead, direction))
+        await walk(link.id, depth + 1, link.type, new Set([...seen, id]));
     };
     await walk(rest[0]!, 0, '', new Set());
     if (ctx.json) {

@@ -19,6 +19,7 @@ import AgentShow from './agent/show.ts';
 import AgentSuspend from './agent/suspend.ts';
 import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
+import CityStop from './city/stop.ts';
 import CityUnregister from './city/unregister.ts';
 import Events from './events.ts';
 import EventsRotate from './events/rotate.ts';
@@ -102,6 +103,7 @@ export const COMMANDS = {
   'agent:suspend': AgentSuspend,
   cities: Cities,
   'city:create': CityCreate,
+  'city:stop': CityStop,
   'city:unregister': CityUnregister,
   events: Events,
   'events:rotate': EventsRotate,

@@ -58,12 +58,15 @@ export async function workCity(
     supervisorEnv?: NodeJS.ProcessEnv;
     /** The session runtime: tmux (default) or subprocess. */
     runtime?: 'tmux' | 'subprocess';
+    /** The supervisor's SSE heartbeat interval (default 1s). */
+    heartbeat?: string;
   } = {},
 ): Promise<WorkCity> {
   // Sessions run on tmux unless asked; the city's tmux server is killed when the test ends (the
   // supervisor child is SIGKILLed and would leave it behind).
   const sup = await startSupervisorProc(t, {
     natsUrl: opts.natsUrl,
+    ...(opts.heartbeat ? { heartbeat: opts.heartbeat } : {}),
     env: { GC_SESSION_RUNTIME: opts.runtime ?? 'tmux', ...opts.supervisorEnv },
   });
   const name = opts.name ?? 'alpha';

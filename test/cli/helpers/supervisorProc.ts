@@ -38,11 +38,13 @@ export interface SupervisorProcOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra `supervisor run` arguments. */
   args?: string[];
+  /** The SSE heartbeat interval (default 1s). */
+  heartbeat?: string;
 }
 
 /**
  * Starts a supervisor child on a free port (`--port 0`, the URL read from supervisor.json) with a 200 ms
- * reconciler tick and a 1 s heartbeat; `t` stops it and removes its directories.
+ * reconciler tick and a 1 s heartbeat (unless `heartbeat` says otherwise); `t` stops it and removes its directories.
  */
 export async function startSupervisorProc(
   t: Test,
@@ -60,7 +62,7 @@ export async function startSupervisorProc(
     const args = [GC_BIN, 'supervisor', 'run', '--home', home, '--port', String(port), '--tick', '200ms'];
     args.push(
       '--heartbeat',
-      '1s',
+      opts.heartbeat ?? '1s',
       ...(opts.natsUrl ? ['--nats-url', opts.natsUrl] : []),
       ...(opts.args ?? []),
     );
