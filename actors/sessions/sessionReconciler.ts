@@ -261,7 +261,7 @@ export class SessionReconciler {
     const { book, runtime, thresholds: t } = this.deps;
     const token = randomHex(16);
     const s = await book.decide((m, ctx) => decideBeginStart(m, id, token, this.deps.now(), ctx));
-    const { firstStart, wakeKey, ...cfg } = this.#startConfig(s, token);
+    const { firstStart, wakeKey, hooked, ...cfg } = this.#startConfig(s, token);
     try {
       await runtime.start(s.sessionName, cfg, AbortSignal.timeout(t.startupTimeoutMs));
     } catch (err) {
@@ -284,7 +284,7 @@ export class SessionReconciler {
     const setupEnv = { ...cfg.env, ...this.deps.setupEnv };
     await runUpCommands(s, 'setup', setupEnv, this.deps.logger);
     // The prompt a provider does not take as an argument, and the agent's nudge: typed once it is up.
-    const nudge = firstStart ? startupNudge(s.meta) : undefined;
+    const nudge = firstStart ? startupNudge(s.meta, hooked) : undefined;
     if (nudge) await runtime.nudge(s.sessionName, nudge).catch(() => undefined);
     await runUpCommands(s, 'live', setupEnv, this.deps.logger);
   }
@@ -298,7 +298,10 @@ export class SessionReconciler {
     const sessionKey = wakeKey ?? s.meta[K.sessionKey];
     const firstMessage = s.meta['gc.first_message'];
     const acp = s.meta[TRANSPORT_KEY] === 'acp';
-    const prompt = startPromptOf(s.meta);
+    // Upstream: a CLI that runs gc's hooks gets no prompt in its argv; its SessionStart hook (`gc prime
+    // --hook`) prints it.
+    const hooked = Boolean(preset?.supportsHooks && preset.settingsFlag && this.deps.hookSettings && !acp);
+    const prompt = hooked ? undefined : startPromptOf(s.meta);
     const promptFile =
       firstStart && prompt
         ? longPromptFile(s, promptArgument(prompt, acp ? undefined : firstMessage))
@@ -314,6 +317,7 @@ export class SessionReconciler {
     return {
       firstStart,
       wakeKey,
+      hooked,
       command: withSessionPath(command, this.deps.env),
       workDir: s.workDir,
       env: {

@@ -195,8 +195,12 @@ export function startPromptOf(meta: Record<string, string | undefined>): StartPr
  * What is typed into a session once it has started (first start only): a prompt its provider does not
  * take on the command line, then the agent's nudge, separated by a line as upstream does.
  */
-export function startupNudge(meta: Record<string, string | undefined>): string | undefined {
-  const prompt = startPromptOf(meta);
+export function startupNudge(
+  meta: Record<string, string | undefined>,
+  /** The CLI runs gc's hooks: its SessionStart hook (`gc prime --hook`) delivers the prompt, not the nudge. */
+  hooked = false,
+): string | undefined {
+  const prompt = hooked ? undefined : startPromptOf(meta);
   const parts = [
     ...(prompt?.mode === 'none' ? [prompt.text] : []),
     ...(meta['gc.nudge'] ? [meta['gc.nudge']] : []),

@@ -29,13 +29,34 @@ const stamp = (d: Date): string =>
   `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 
 /**
- * `gc prime [agent] [--hook]`: the agent's prompt (ours: the built-in worker prompt; prompt templates are
- * delivered at session start), nothing for a suspended agent. `--hook` prepends the beacon
+ * The role prompt the caller's session was started with (its `prompt_template` rendered when the session
+ * was created; agentStart.ts keeps it, beacon first, in the session bead's `gc.prompt`), or undefined: no
+ * session, a session without a template, or no answer.
+ */
+async function sessionPrompt(io: AgentIo): Promise<string | undefined> {
+  const id = io.env.GC_SESSION_ID?.trim();
+  if (!id) return undefined;
+  try {
+    const path = `${await io.client.cityPath()}/bead/${encodeURIComponent(id)}`;
+    const stored = ((await io.client.call('GET', path)).body as { metadata?: Record<string, string> })
+      .metadata?.['gc.prompt'];
+    const cut = stored?.indexOf('\n\n') ?? -1;
+    return cut >= 0 ? stored!.slice(cut + 2) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `gc prime [agent] [--hook]`: the agent's prompt (inside a session: its rendered `prompt_template`; else,
+ * or without one, the built-in worker prompt), nothing for a suspended agent. `--hook` prepends the beacon
  * `[<city>] <agent> • <time>` and records the provider session id in `./.runtime/session_id`. Always exit 0.
  */
 export async function prime(io: AgentIo): Promise<number> {
   const args = parseGcArgs(io.argv, { hook: { kind: 'bool' } }, 'prime');
   const agent = hookAgent(io.env, args.positional[0]);
+  // The agent's view and the session's prompt go out together (one round trip of latency).
+  const promptP = args.positional[0] === undefined ? sessionPrompt(io) : Promise.resolve(undefined);
   let suspended = false;
   if (agent) {
     try {
@@ -44,8 +65,9 @@ export async function prime(io: AgentIo): Promise<number> {
       // No city, no supervisor, or an unknown agent: the built-in prompt, as upstream.
     }
   }
+  const rendered = await promptP;
   if (suspended) return 0;
-  let text = WORKER_PROMPT;
+  let text = rendered ? (rendered.endsWith('\n') ? rendered : `${rendered}\n`) : WORKER_PROMPT;
   if (bool(args, 'hook')) {
     const sessionId = io.env.GC_SESSION_ID?.trim() || io.env.CLAUDE_SESSION_ID?.trim();
     if (sessionId) {

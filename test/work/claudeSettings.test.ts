@@ -1,4 +1,5 @@
 import {
+  mkdirSync,
   appendFileSync,
   chmodSync,
   existsSync,
@@ -128,8 +129,11 @@ t.test("a session of the city's own provider based on claude starts with Claude'
   const city = await workCity(t, { runtime: 'subprocess' });
   appendFileSync(
     join(city.dir, 'city.toml'),
-    `\n[providers.mine]\nbase = "claude"\ncommand = "${cli}"\n\n[[agent]]\nname = "worker"\nprovider = "mine"\n`,
+    `\n[providers.mine]\nbase = "claude"\ncommand = "${cli}"\n\n[[agent]]\nname = "worker"\nprovider = "mine"\n` +
+      'prompt_template = "prompts/worker.md"\n',
   );
+  mkdirSync(join(city.dir, 'prompts'));
+  writeFileSync(join(city.dir, 'prompts', 'worker.md'), 'You are the worker.\nRun gc hook.\n');
   // A hand-edited provider is read at start: restart the supervisor (the city comes back).
   await city.sup.stop('SIGTERM');
   await city.sup.start();
@@ -149,4 +153,20 @@ t.test("a session of the city's own provider based on claude starts with Claude'
   );
   const argv = readFileSync(argvFile, 'utf8').trimEnd().split('\n');
   t.same(argv.slice(0, 3), ['--settings', join(city.dir, '.gc', 'settings.json'), '--session-id']);
+  t.equal(argv.length, 4, 'no prompt in argv: a CLI that runs the hooks gets it from gc prime --hook');
+
+  // Its SessionStart hook: gc prime --hook inside the session prints the beacon and the rendered template.
+  const id = /^Session (\S+) created/.exec(made.stdout)?.[1];
+  t.ok(id, made.stdout);
+  const inSession = { GC_SESSION_ID: id, GC_ALIAS: 'w1', GC_AGENT: 'w1', GC_TEMPLATE: 'worker' };
+  const primed = await city.gc(['prime', '--hook'], inSession);
+  t.equal(primed.code, 0, primed.stderr);
+  t.match(
+    primed.stdout,
+    /^\[alpha\] w1 • \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\n\nYou are the worker\.\nRun gc hook\.\n$/,
+  );
+  const plain = await city.gc(['prime'], inSession);
+  t.equal(plain.stdout, 'You are the worker.\nRun gc hook.\n', 'without --hook: the prompt alone');
+  const elsewhere = await city.gc(['prime'], { GC_ALIAS: 'w1', GC_AGENT: 'w1', GC_TEMPLATE: 'worker' });
+  t.match(elsewhere.stdout, /^# Gas City worker/, 'outside a session: the built-in worker prompt');
 });
