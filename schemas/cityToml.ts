@@ -79,6 +79,9 @@ export const AgentConfigSchema = Type.Object({
   session_live: strings('Idempotent commands run after the nudge, and again on a change (no restart).'),
   ready_prompt_prefix: str("Start counts as done once a line starts with this (over the provider's)."),
   ready_delay_ms: count("Wait this long after start (over the provider's)."),
+  install_agent_hooks: strings(
+    "Providers whose hook files its overlays' per-provider/<p>/ bring (replaces [workspace]'s).",
+  ),
   wake_mode: str('`fresh`: every wake begins a new conversation; `resume` (default): it resumes.'),
   idle_timeout: str('Stop a running session after this long without activity (over `[session]`’s).'),
   env: Type.Optional(
@@ -144,6 +147,9 @@ export const CityConfigSchema = Type.Object({
     ),
   ),
   globalFragments: strings('`[workspace] global_fragments`: fragment names appended to every prompt.'),
+  installAgentHooks: strings(
+    '`[workspace] install_agent_hooks`: the hook slots of agents without their own.',
+  ),
   packDirs: strings(
     "The city's pack directories (absolute), included before includer: where fragments are found.",
   ),

@@ -94,7 +94,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     ] as const)
       set(k, str(t[k]));
     set('ready_delay_ms', int(t.ready_delay_ms));
-    for (const k of ['session_setup', 'session_live'] as const)
+    for (const k of ['session_setup', 'session_live', 'install_agent_hooks'] as const)
       if (Array.isArray(t[k]))
         set(
           k,

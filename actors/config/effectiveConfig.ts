@@ -146,6 +146,8 @@ export async function effectiveConfigOf(
   const globals = composed.workspace.global_fragments;
   if (Array.isArray(globals))
     city.globalFragments = globals.filter((f): f is string => typeof f === 'string');
+  const slots = composed.workspace.install_agent_hooks;
+  if (Array.isArray(slots)) city.installAgentHooks = slots.filter((f): f is string => typeof f === 'string');
   city.packDirs = [...new Set(layers.flatMap((l) => (l.dir ? [l.dir] : [])))];
   const rigPackDirs: Record<string, string[]> = {};
   for (const l of rigPacks.layers)

@@ -91,7 +91,7 @@ export async function agentStart(
     ...(agent.dir ? (config.rigPackDirs?.[agent.dir] ?? []) : []).map((d) => join(d, 'overlay')),
     ...(agent.overlay_dir ? [resolve(cityDir, agent.overlay_dir)] : []),
   ];
-  await copyOverlays(overlays, workDir, template.provider);
+  await copyOverlays(overlays, workDir, [template.provider, ...hookSlots(agent, config)]);
   if (agent.pre_start?.length) {
     const limit = config.session?.setup_timeout;
     await runPreStart(
@@ -178,6 +178,26 @@ export const expandVars = (value: string, env: NodeJS.ProcessEnv): string =>
     /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
     (_, a?: string, b?: string) => env[a ?? b ?? ''] ?? '',
   );
+
+/** Upstream's providers with a hook mechanism (`install_agent_hooks` values). */
+const HOOK_PROVIDERS = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'cursor', 'pi', 'omp'];
+/** Providers upstream knows that have none. */
+const NO_HOOKS = new Set(['amp', 'auggie']);
+
+/**
+ * The agent's `install_agent_hooks` (else `[workspace]`'s: replaced, not merged): the providers whose
+ * `per-provider/<p>/` overlay files it gets after its own provider's.
+ * @throws ValidationError naming each value upstream refuses (upstream aborts the start).
+ */
+function hookSlots(agent: AgentConfig, config: CityConfig): string[] {
+  const slots = agent.install_agent_hooks ?? config.installAgentHooks ?? [];
+  const bad = slots.filter((s) => !HOOK_PROVIDERS.includes(s));
+  if (bad.length > 0)
+    throw new ValidationError(
+      `unsupported install_agent_hooks: ${bad.map((b) => `${b} (${NO_HOOKS.has(b) ? 'no hook mechanism' : 'unknown'})`).join(', ')}; supported: ${HOOK_PROVIDERS.join(', ')}`,
+    );
+  return slots;
+}
 
 /** `work_dir` is strict upstream: a field it does not know is an error, not an empty string. */
 function renderStrict(src: string, data: Record<string, string>): string {

@@ -43,6 +43,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   'wake_mode',
   'idle_timeout',
   'env',
+  // Applied where a session starts (actors/sessions/agentStart.ts): per-provider overlay slots.
+  'install_agent_hooks',
   // Applied where a session starts (actors/sessions/templates.ts sessionPreset): over the provider's.
   'ready_prompt_prefix',
   'ready_delay_ms',
@@ -61,7 +63,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   process_names: 'not checked',
   emits_permission_warning: 'not handled',
   resume_command: "the provider's resume is used",
-  install_agent_hooks: 'no hook files are installed',
   hooks_installed: 'ignored',
   inject_assigned_skills: 'ignored',
   attach: 'ignored',

@@ -4,7 +4,7 @@
  * the agent's working directory; a provider settings file already there merged as JSON (hooks united by
  * identity), not overwritten.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { effectiveConfigOf } from '../../actors/config/effectiveConfig.ts';
@@ -154,3 +154,50 @@ t.test('gascity-packs flywheel/all: its four packs’ overlays land merged in on
   for (const skill of ['coordinate', 'search-sessions', 'recall', 'reflect', 'scan-bugs'])
     t.ok(readFileSync(join(work, '.claude', 'skills', skill, 'SKILL.md'), 'utf8'), `skill ${skill} copied`);
 });
+
+t.test(
+  'install_agent_hooks: the per-provider files of each slot, the agent’s over the workspace’s',
+  async (t) => {
+    const dir = t.testdir({
+      'city.toml':
+        '[workspace]\nname = "c"\ninstall_agent_hooks = ["gemini"]\nincludes = ["packs/base"]\n\n' +
+        '[[agent]]\nname = "coder"\nprovider = "mock"\ninstall_agent_hooks = ["codex", "cursor"]\n\n' +
+        '[[agent]]\nname = "plain"\nprovider = "mock"\n\n' +
+        '[[agent]]\nname = "odd"\nprovider = "mock"\ninstall_agent_hooks = ["amp", "nope", "codex"]\n',
+      packs: {
+        base: {
+          'pack.toml': '[pack]\nname = "base"\nschema = 2\n',
+          overlay: {
+            'per-provider': {
+              codex: { '.codex': { 'hooks.json': '{"hooks":{}}' } },
+              cursor: { '.cursor': { 'hooks.json': '{"hooks":{}}' } },
+              gemini: { '.gemini': { 'settings.json': '{"hooks":{}}' } },
+            },
+          },
+        },
+      },
+    });
+    const config = await effectiveConfigOf(dir, readFileSync(join(dir, 'city.toml'), 'utf8'));
+    t.notMatch(config.problems.map((p) => p.message).join(' '), /install_agent_hooks/, 'applied: no warning');
+    const start = (name: string) =>
+      agentStart(dir, config.city, findAgent(config.city, name)!, name, {
+        name,
+        provider: 'mock',
+        kind: 'agent',
+        command: 'true',
+      });
+    const coder = await start('coder');
+    t.ok(existsSync(join(coder.workDir, '.codex', 'hooks.json')), 'codex slot');
+    t.ok(existsSync(join(coder.workDir, '.cursor', 'hooks.json')), 'cursor slot');
+    t.notOk(existsSync(join(coder.workDir, '.gemini')), 'the agent’s list replaces the workspace’s');
+    rmSync(join(dir, '.codex'), { recursive: true, force: true });
+    rmSync(join(dir, '.cursor'), { recursive: true, force: true });
+    const plain = await start('plain');
+    t.ok(existsSync(join(plain.workDir, '.gemini', 'settings.json')), 'the workspace’s slots otherwise');
+    await t.rejects(start('odd'), {
+      name: 'ValidationError',
+      message:
+        'unsupported install_agent_hooks: amp (no hook mechanism), nope (unknown); supported: claude, codex, gemini, opencode, copilot, cursor, pi, omp',
+    });
+  },
+);
