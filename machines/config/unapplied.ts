@@ -36,6 +36,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   'default_sling_formula',
   // Applied where the session's template resolves (actors/sessions/templates.ts): its transport.
   'session',
+  // Run by `gc hook` (cli/agent/hook.ts), read from GET /agent/{name}?extras=true.
+  'work_query',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
@@ -49,7 +51,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   drain_timeout: 'the city-wide drain timeout applies',
   on_boot: 'not run',
   on_death: 'not run',
-  work_query: 'the built-in query is used',
   sling_query: 'the built-in routing is used',
   env: 'not added to the session environment',
   option_defaults: 'not passed',
