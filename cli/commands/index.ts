@@ -36,6 +36,7 @@ import OrderDisable from './order/disable.ts';
 import OrderEnable from './order/enable.ts';
 import OrderHistory from './order/history.ts';
 import OrderList from './order/list.ts';
+import OrderRun from './order/run.ts';
 import ServiceList from './service/list.ts';
 import ServiceRestart from './service/restart.ts';
 import SessionAttach from './session/attach.ts';
@@ -119,6 +120,7 @@ export const COMMANDS = {
   'order:enable': OrderEnable,
   'order:history': OrderHistory,
   'order:list': OrderList,
+  'order:run': OrderRun,
   'service:list': ServiceList,
   'service:restart': ServiceRestart,
   'session:attach': SessionAttach,
