@@ -20,6 +20,7 @@ import AgentSuspend from './agent/suspend.ts';
 import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
+import Doctor from './doctor.ts';
 import Events from './events.ts';
 import EventsRotate from './events/rotate.ts';
 import ExtmsgAdapters from './extmsg/adapters.ts';
@@ -104,6 +105,7 @@ export const COMMANDS = {
   cities: Cities,
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
+  doctor: Doctor,
   events: Events,
   'events:rotate': EventsRotate,
   'extmsg:adapters': ExtmsgAdapters,
