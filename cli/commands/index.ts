@@ -17,6 +17,7 @@ import AgentResume from './agent/resume.ts';
 import AgentSet from './agent/set.ts';
 import AgentShow from './agent/show.ts';
 import AgentSuspend from './agent/suspend.ts';
+import BeadsHealth from './beads/health.ts';
 import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
@@ -59,6 +60,14 @@ import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
 import Sling from './sling.ts';
 import Status from './status.ts';
+import {
+  BeadsCityUseExternal,
+  BeadsCityUseManaged,
+  WaitCancel,
+  WaitInspect,
+  WaitList,
+  WaitReady,
+} from './unsupported.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
@@ -102,6 +111,9 @@ export const COMMANDS = {
   'agent:set': AgentSet,
   'agent:show': AgentShow,
   'agent:suspend': AgentSuspend,
+  'beads:city:use-external': BeadsCityUseExternal,
+  'beads:city:use-managed': BeadsCityUseManaged,
+  'beads:health': BeadsHealth,
   cities: Cities,
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
@@ -144,6 +156,10 @@ export const COMMANDS = {
   'session:wake': SessionWake,
   sling: Sling,
   status: Status,
+  'wait:cancel': WaitCancel,
+  'wait:inspect': WaitInspect,
+  'wait:list': WaitList,
+  'wait:ready': WaitReady,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,
