@@ -39,6 +39,10 @@ t.test('gc order run', async (t) => {
     join(city.dir, 'orders', 'fail.toml'),
     '[order]\nexec = "echo half; exit 4"\ntrigger = "manual"\n',
   );
+  await writeFile(
+    join(city.dir, 'orders', 'onmail.toml'),
+    '[order]\nformula = "mol-sweep"\ntrigger = "event"\non = "mail.sent"\n',
+  );
   const bead = async (id: string): Promise<Bead> =>
     (await city.sup.call('GET', `/v0/city/${city.name}/bead/${id}`)).body as Bead;
 
@@ -79,6 +83,26 @@ t.test('gc order run', async (t) => {
   await t.test('a failing command is an error after its output', async (t) => {
     const run = await city.gc(['order', 'run', 'fail']);
     t.same([run.code, run.stdout, run.stderr], [1, 'half\n', 'gc order run: order "fail": exit status 4\n']);
+  });
+
+  await t.test('an event order’s run marks the events seen so far (seq:<n>)', async (t) => {
+    const sent = await city.gc(['mail', 'send', 'human', '-s', 'hello', '-m', 'for the order']);
+    t.equal(sent.code, 0, sent.stderr);
+    const mails = (await city.gc(['events', '--type', 'mail.sent'])).stdout.trim().split('\n');
+    const mailSeq = (JSON.parse(mails.at(-1)!) as { seq: number }).seq;
+    const run = await city.gc(['order', 'run', 'onmail']);
+    t.equal(run.code, 0, run.stderr);
+    const entries = (
+      (await city.sup.call('GET', `/v0/city/${city.name}/orders/history?scoped_name=onmail`)).body as {
+        entries: { bead_id: string }[];
+      }
+    ).entries;
+    const labels = (await Promise.all(entries.map((e) => bead(e.bead_id)))).flatMap((b) => b.labels ?? []);
+    t.ok(labels.includes('order-tracking'), JSON.stringify(labels));
+    t.ok(
+      labels.includes(`seq:${mailSeq}`),
+      `seq:${mailSeq}, the newest mail.sent: ${JSON.stringify(labels)}`,
+    );
   });
 
   await t.test('refusals: an unknown order, a rig that has no such order', async (t) => {
