@@ -17,11 +17,9 @@ import AgentResume from './agent/resume.ts';
 import AgentSet from './agent/set.ts';
 import AgentShow from './agent/show.ts';
 import AgentSuspend from './agent/suspend.ts';
-import BeadsHealth from './beads/health.ts';
 import Cities from './cities.ts';
 import CityCreate from './city/create.ts';
 import CityUnregister from './city/unregister.ts';
-import Doctor from './doctor.ts';
 import Events from './events.ts';
 import EventsRotate from './events/rotate.ts';
 import ExtmsgAdapters from './extmsg/adapters.ts';
@@ -38,7 +36,6 @@ import OrderDisable from './order/disable.ts';
 import OrderEnable from './order/enable.ts';
 import OrderHistory from './order/history.ts';
 import OrderList from './order/list.ts';
-import OrderRun from './order/run.ts';
 import ServiceList from './service/list.ts';
 import ServiceRestart from './service/restart.ts';
 import SessionAttach from './session/attach.ts';
@@ -60,14 +57,6 @@ import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
 import Sling from './sling.ts';
 import Status from './status.ts';
-import {
-  BeadsCityUseExternal,
-  BeadsCityUseManaged,
-  WaitCancel,
-  WaitInspect,
-  WaitList,
-  WaitReady,
-} from './unsupported.ts';
 import SupervisorRun from './supervisor/run.ts';
 import SupervisorStart from './supervisor/start.ts';
 import SupervisorStatus from './supervisor/status.ts';
@@ -88,6 +77,19 @@ import RigResume from './rig/resume.ts';
 import RigSet from './rig/set.ts';
 import RigShow from './rig/show.ts';
 import RigSuspend from './rig/suspend.ts';
+
+// Issue 28 (the remaining agent-facing commands): doctor, order run, beads, wait.
+import BeadsHealth from './beads/health.ts';
+import Doctor from './doctor.ts';
+import OrderRun from './order/run.ts';
+import {
+  BeadsCityUseExternal,
+  BeadsCityUseManaged,
+  WaitCancel,
+  WaitInspect,
+  WaitList,
+  WaitReady,
+} from './unsupported.ts';
 
 /**
  * Every `gc` command by id (oclif's "explicit" command discovery: no directory scan at start-up). A new
@@ -111,13 +113,9 @@ export const COMMANDS = {
   'agent:set': AgentSet,
   'agent:show': AgentShow,
   'agent:suspend': AgentSuspend,
-  'beads:city:use-external': BeadsCityUseExternal,
-  'beads:city:use-managed': BeadsCityUseManaged,
-  'beads:health': BeadsHealth,
   cities: Cities,
   'city:create': CityCreate,
   'city:unregister': CityUnregister,
-  doctor: Doctor,
   events: Events,
   'events:rotate': EventsRotate,
   'extmsg:adapters': ExtmsgAdapters,
@@ -134,7 +132,6 @@ export const COMMANDS = {
   'order:enable': OrderEnable,
   'order:history': OrderHistory,
   'order:list': OrderList,
-  'order:run': OrderRun,
   'service:list': ServiceList,
   'service:restart': ServiceRestart,
   'session:attach': SessionAttach,
@@ -156,10 +153,6 @@ export const COMMANDS = {
   'session:wake': SessionWake,
   sling: Sling,
   status: Status,
-  'wait:cancel': WaitCancel,
-  'wait:inspect': WaitInspect,
-  'wait:list': WaitList,
-  'wait:ready': WaitReady,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,
@@ -180,4 +173,14 @@ export const COMMANDS = {
   'rig:set': RigSet,
   'rig:show': RigShow,
   'rig:suspend': RigSuspend,
+  // Issue 28: doctor, order run, beads, wait.
+  'beads:city:use-external': BeadsCityUseExternal,
+  'beads:city:use-managed': BeadsCityUseManaged,
+  'beads:health': BeadsHealth,
+  doctor: Doctor,
+  'order:run': OrderRun,
+  'wait:cancel': WaitCancel,
+  'wait:inspect': WaitInspect,
+  'wait:list': WaitList,
+  'wait:ready': WaitReady,
 };
