@@ -40,7 +40,7 @@ export function reportLines(checks: readonly Check[], verbose: boolean): string[
 /** `gc doctor`: the health of the supervisor and the city in scope, one check per line. */
 export default class Doctor extends GcCommand {
   static override summary = 'Check the supervisor and the city in scope; --fix repairs what it can.';
-  static override description = `One line per check ("  ✓ name — message", ⚠ for a warning, ✗ for a failure, " (fixed)" when --fix repaired it), a "hint:" line under each problem, then a summary ("5 passed, 1 warnings"). Checks: the supervisor is reachable (GET /health, naming its address), the city is registered and running (GET /v0/cities), city.toml is valid (GET /config/validate: errors fail, warnings warn), the journal answers (GET /health?extras=true), the providers the city's agents use are ready (GET /v0/provider-readiness), and the supervisor-side checks (GET /doctor: the gc and bd shims on the sessions' PATH in <city>/.gc/bin, the bead types gc needs). --fix asks POST /doctor/fix to repair the fixable ones (rewrite the shims) and shows the re-run checks. Exit 1 iff a check failed.`;
+  static override description = `One line per check ("  ✓ name — message", ⚠ for a warning, ✗ for a failure, " (fixed)" when --fix repaired it), a "hint:" line under each problem, then a summary ("5 passed, 1 warnings"). Checks: the supervisor is reachable (GET /health, naming its address), the city is registered and running (GET /v0/cities), the journal is healthy and the city's log answers (GET /health?extras=true, GET /events?limit=1), city.toml is valid (GET /config/validate: errors fail, warnings warn), the providers the city's agents use are ready (GET /v0/provider-readiness), and the supervisor-side checks (GET /doctor: the gc and bd shims on the sessions' PATH in <city>/.gc/bin, the bead types gc needs). --fix asks POST /doctor/fix to repair the fixable ones (rewrite the shims) and shows the re-run checks. Exit 1 iff a check failed.`;
   static override examples = [
     { description: 'Check the city in scope', command: '<%= config.bin %> doctor' },
     { description: 'Repair missing shims, with details', command: '<%= config.bin %> doctor --fix -v' },
@@ -92,12 +92,8 @@ export default class Doctor extends GcCommand {
       status: 'ok',
       message: `reachable at ${client.base} (version ${health.version})`,
     });
-    checks.push(
-      health.status === 'ok'
-        ? { name: 'journal', status: 'ok', message: `${health.journal ?? 'file'} journal healthy` }
-        : { name: 'journal', status: 'error', message: `health status ${health.status}` },
-    );
     const city = await this.#cityCheck(client, flags.city, checks);
+    checks.push(await journalCheck(client, health, city));
     if (city === undefined) return checks;
     checks.push(...(await Promise.all([configCheck(client, city), providersCheck(client, city)])));
     const at = cityPath(city, 'doctor');
@@ -150,6 +146,36 @@ export default class Doctor extends GcCommand {
       checks.push({ name: 'city', status: 'error', message: errorText(err) });
       return undefined;
     }
+  }
+}
+
+/**
+ * The `journal` check: the supervisor says it is healthy (GET /health) and the city's log answers a read
+ * (GET /events?limit=1: its head, X-GC-Index).
+ */
+async function journalCheck(
+  client: ApiClient,
+  health: { status: string; journal?: string },
+  city: string | undefined,
+): Promise<Check> {
+  const backend = `${health.journal ?? 'file'} journal`;
+  if (health.status !== 'ok')
+    return { name: 'journal', status: 'error', message: `${backend}: supervisor status ${health.status}` };
+  if (city === undefined) return { name: 'journal', status: 'ok', message: `${backend} healthy` };
+  try {
+    const { headers } = await client.getJson(cityPath(city, 'events'), { limit: 1 });
+    return {
+      name: 'journal',
+      status: 'ok',
+      message: `${backend} healthy (${city} at seq ${headers.get('x-gc-index') ?? '?'})`,
+    };
+  } catch (err) {
+    return {
+      name: 'journal',
+      status: 'error',
+      message: `${backend}: the city's log does not answer: ${errorText(err)}`,
+      hint: 'see the supervisor log',
+    };
   }
 }
 

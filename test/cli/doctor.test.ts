@@ -27,11 +27,15 @@ t.test('gc doctor', async (t) => {
     for (const line of checks) t.match(line, CHECK);
     t.same(
       checks.map((l) => l.slice(4, l.indexOf(' — '))),
-      ['supervisor', 'journal', 'city', 'config', 'providers', 'shims', 'custom-types'],
+      ['supervisor', 'city', 'journal', 'config', 'providers', 'shims', 'custom-types'],
     );
     const { version } = (await city.sup.call('GET', '/health')).body as { version: string };
     t.equal(checks[0], `  ✓ supervisor — reachable at ${city.sup.url} (version ${version})`);
-    t.match(checks[2]!, `  ✓ city — ${city.name} running at `);
+    t.match(checks[1]!, `  ✓ city — ${city.name} running at `);
+    const head = (await city.sup.call('GET', `/v0/city/${city.name}/events?limit=1`)).headers.get(
+      'x-gc-index',
+    );
+    t.equal(checks[2], `  ✓ journal — file journal healthy (${city.name} at seq ${head})`);
     t.equal(lines.at(-2), '', 'a blank line before the summary');
     t.equal(lines.at(-1), `${checks.length} passed`);
     t.equal(r.stderr, '');
