@@ -181,7 +181,7 @@ async function main(): Promise<void> {
     for (let k = 1; k <= sizes.ticks; k++) {
       const slot = T0 + 24 * 60 * 60_000 + k * 60_000;
       t0 = performance.now();
-      const writes: Promise<void>[] = [];
+      const writes: Promise<unknown>[] = [];
       for (let i = k % 1440; i < sizes.orders; i += 1440)
         writes.push(svc.fire({ order: orders[i]!, slot }, slot));
       await Promise.all(writes);

@@ -18,6 +18,7 @@ import { healthRoutes } from './routes/health.ts';
 import { mailRoutes } from './routes/mail.ts';
 import { maintenanceRoutes } from './routes/maintenance.ts';
 import { openapiRoutes } from './routes/openapi.ts';
+import { doctorRoutes } from './routes/doctor.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { serviceRoutes } from './routes/services.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     configSurfaceRoutes(scope, deps);
     workflowRoutes(scope, deps);
     orderRoutes(scope, deps);
+    doctorRoutes(scope, deps);
     slingRoutes(scope, deps);
     serviceRoutes(scope, deps);
     maintenanceRoutes(scope, deps);

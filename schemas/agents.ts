@@ -65,6 +65,12 @@ export const AgentResponse = named(
       context_window: Type.Optional(
         Type.Integer({ format: 'int64', description: 'Size of the context window, in tokens.' }),
       ),
+      work_query: Type.Optional(
+        Type.String({
+          description:
+            "Ours, with `?extras=true`: the agent's `work_query` (a shell command `gc hook` runs), when it has one.",
+        }),
+      ),
     },
     { $id: 'AgentResponse', title: 'AgentResponse', additionalProperties: false },
   ),

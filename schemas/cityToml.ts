@@ -58,6 +58,9 @@ export const AgentConfigSchema = Type.Object({
   min_active_sessions: count('Pool bound: sessions kept at least.'),
   max_active_sessions: count('Pool bound: sessions kept at most (absent: one, unless min asks for more).'),
   scale_check: str('A shell command printing how many sessions the pool should run (clamped to the bounds).'),
+  work_query: str(
+    "A shell command printing the agent's work (`gc hook` runs it in place of the built-in query).",
+  ),
   depends_on: strings("Templates whose sessions must be running before this one's start."),
   description: str(),
   prompt_template: str(

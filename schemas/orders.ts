@@ -150,3 +150,27 @@ export const OrderToggleResponseSchema = Type.Object(
   { status: Type.String({ description: '`enabled` or `disabled`.' }) },
   { additionalProperties: false },
 );
+
+/**
+ * Ours: `POST /order/{name}/run` (`gc order run`): what running the order now wrote. A formula order's
+ * wisp root (labelled `order-run:<scoped_name>`) and the pool it was routed to; an exec order's tracking
+ * bead, exit code and output.
+ */
+export const OrderRunResponseSchema = Type.Object(
+  {
+    status: Type.Literal('executed'),
+    name: Type.String({ description: 'Order name.' }),
+    scoped_name: Type.String({ description: 'Rig-qualified key: `<name>` or `<name>:rig:<rig>`.' }),
+    type: Type.String({ description: '`formula` or `exec`.' }),
+    wisp_root_id: Type.Optional(
+      Type.String({ description: 'The cooked wisp’s root bead (formula orders).' }),
+    ),
+    pool: Type.Optional(Type.String({ description: 'Its `gc.routed_to` (formula orders with a pool).' })),
+    tracking_bead_id: Type.Optional(Type.String({ description: 'The run’s tracking bead (exec orders).' })),
+    exit_code: Type.Optional(Type.Integer({ description: 'The command’s exit status (exec orders).' })),
+    stdout: Type.Optional(Type.String({ description: 'The command’s standard output (exec orders).' })),
+    stderr: Type.Optional(Type.String({ description: 'The command’s standard error (exec orders).' })),
+  },
+  { additionalProperties: false, $id: 'OrderRunResponse', title: 'OrderRunResponse' },
+);
+export type OrderRunResponse = Static<typeof OrderRunResponseSchema>;

@@ -30,6 +30,8 @@ export interface AgentView {
   model?: string;
   context_pct?: number;
   context_window?: number;
+  /** Ours (`?extras=true`): the template's `work_query`. */
+  work_query?: string;
 }
 
 export interface AgentListQuery {
@@ -100,7 +102,7 @@ export interface AgentApi {
   /** Resolves once the index passes `index` or `timeoutMs` elapses (blocking queries). */
   waitForIndex(index: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   list(query: AgentListQuery): Promise<AgentPage>;
-  get(name: string, options?: { peek?: boolean }): Promise<AgentView>;
+  get(name: string, options?: { peek?: boolean; extras?: boolean }): Promise<AgentView>;
   /** Adds an `[[agent]]` to city.toml (atomically, evented); answers once it is visible in `list`. */
   create(input: AgentCreateInput, actor: string): Promise<{ status: 'ok'; agent: string }>;
   update(name: string, input: AgentUpdateInput, actor: string): Promise<void>;

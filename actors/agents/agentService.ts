@@ -214,13 +214,13 @@ export class AgentService implements AgentApi {
     return { items, total: items.length };
   }
 
-  async get(name: string, options: { peek?: boolean } = {}): Promise<AgentView> {
+  async get(name: string, options: { peek?: boolean; extras?: boolean } = {}): Promise<AgentView> {
     const views = await this.#views(options.peek === true);
-    const found = views.find((v) => v.name === name);
-    if (found) return found;
-    const pool = views.filter((v) => v.pool === name);
-    if (pool.length > 0) return pool[0]!;
-    throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
+    const found = views.find((v) => v.name === name) ?? views.find((v) => v.pool === name);
+    if (!found) throw new NotFoundError(`agent ${JSON.stringify(name)} not found`);
+    if (!options.extras) return found;
+    const template = this.templates().find((t) => t.qualified === (found.pool ?? found.name));
+    return template?.workQuery ? { ...found, work_query: template.workQuery } : found;
   }
 
   #viewsFrom(seen: ReadonlyMap<string, SeenRuntime>): AgentView[] {

@@ -78,6 +78,7 @@ export function cityConfigOf(doc: Record<string, unknown>): CityConfig {
     set('min_active_sessions', int(t.min_active_sessions));
     set('max_active_sessions', int(t.max_active_sessions));
     set('scale_check', str(t.scale_check));
+    set('work_query', str(t.work_query));
     set('description', str(t.description));
     for (const k of [
       'prompt_template',

@@ -13,7 +13,14 @@ import type { OrderBook } from './orderBook.ts';
 export type ExecRunner = (
   command: string,
   opts: { cwd: string; timeoutMs: number; env: Record<string, string> },
-) => Promise<{ code: number; stdout: string; stderr: string }>;
+) => Promise<ExecOutput>;
+
+/** What an exec order's command left: its exit code and output. */
+export interface ExecOutput {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 const shell: ExecRunner = (command, { cwd, timeoutMs, env }) =>
   new Promise((resolve) => {
@@ -49,22 +56,32 @@ export class OrderCommands {
     private readonly options: OrderCommandOptions,
   ) {}
 
-  /** Runs an exec order's command; its result closes the run `trackingId`, then `done` is called. */
-  runExec(order: Order, trackingId: string, done: () => void): void {
+  /**
+   * Runs an exec order's command; its result closes the run `trackingId`, then `done` is called. Resolves
+   * the command's output once its record is written (undefined when the command or the write failed: the
+   * error went to `onError`); never rejects.
+   */
+  runExec(order: Order, trackingId: string, done: () => void): Promise<ExecOutput | undefined> {
     const exec = this.options.exec ?? shell;
     const started = this.clock();
     const env = this.book.execEnv(order, this.store.model.prefix);
+    let output: ExecOutput | undefined;
     const p = exec(order.exec!, { cwd: env.GC_STORE_ROOT!, timeoutMs: order.timeoutMs, env })
-      .then((out) =>
-        this.store.decide(
+      .then((out) => {
+        output = out;
+        return this.store.decide(
           execDoneDecider(order, trackingId, out.code === 0, { ...out, ms: this.clock() - started }),
           { actor: 'controller' },
-        ),
-      )
+        );
+      })
       .then(done)
-      .catch((err) => this.options.onError?.(err))
+      .catch((err) => {
+        output = undefined;
+        this.options.onError?.(err);
+      })
       .finally(() => this.#running.delete(p));
     this.#running.add(p);
+    return p.then(() => output);
   }
 
   /** Runs a condition order's `check` under the check timeout; never rejects. */

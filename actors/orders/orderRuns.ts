@@ -15,8 +15,16 @@ import type { BeadStore } from '../beads/index.ts';
 import type { FormulaService } from '../formulas/index.ts';
 import { NotFoundError } from '../runtime/errors.ts';
 import type { OrderBook } from './orderBook.ts';
-import type { OrderCommands } from './orderCommands.ts';
+import type { ExecOutput, OrderCommands } from './orderCommands.ts';
 import type { OrderSwitches } from './orderSwitches.ts';
+
+/** What one firing wrote: a formula order's wisp root and pool, an exec order's tracking bead and output. */
+export interface FiredRun {
+  root?: string;
+  pool?: string;
+  tracking?: string;
+  exec?: Promise<ExecOutput | undefined>;
+}
 
 /**
  * What orders write to the city's bead store (each firing, each recorded skip of missed slots, the close
@@ -94,15 +102,20 @@ export class OrderRuns {
     return firings.length;
   }
 
-  /** Writes one firing (and cooks its formula in the same batch); runs an exec order's command after. */
-  async fire(f: Firing, now: number): Promise<void> {
+  /**
+   * Writes one firing (and cooks its formula in the same batch); starts an exec order's command after.
+   * Resolves what was written: the wisp root and its pool (a formula order), the tracking bead, and the
+   * exec's output to come (resolved once its record is written).
+   */
+  async fire(f: Firing, now: number): Promise<FiredRun> {
     const { order } = f;
     let tracking: { id: string } | undefined;
+    const fired: FiredRun = {};
     if (order.formula && f.slot !== undefined && f.failed === undefined) {
       // A rig order's bare pool is the rig's (upstream `qualifyPool`).
       const pool = order.pool === undefined ? undefined : qualifyPool(order.pool, order.rig);
       const layer = this.book.layer(order.scopedName);
-      await this.formulas.cook(order.formula, {
+      const cooked = await this.formulas.cook(order.formula, {
         actor: 'controller',
         // A rig's order runs in that rig's scope (its formula still comes from the order's own layer).
         ...(order.rig ? { rig: order.rig } : {}),
@@ -111,15 +124,19 @@ export class OrderRuns {
         ...(pool ? { target: pool } : {}),
         extra: (root, next, ctx) => firingRecords(f, this.store.model.prefix, next, ctx, root),
       });
+      fired.root = cooked.root.id;
+      if (pool) fired.pool = pool;
     } else {
       tracking = (await this.store.decide(plainFiringDecider(f), { actor: 'controller' })).tracking;
+      if (tracking) fired.tracking = tracking.id;
     }
     this.#recorded(order, f, now, tracking !== undefined);
     if (tracking && order.exec)
-      this.commands.runExec(order, tracking.id, () => {
+      fired.exec = this.commands.runExec(order, tracking.id, () => {
         const s = this.#state.get(order.scopedName);
         if (s) s.running = false;
       });
+    return fired;
   }
 
   #recorded(order: Order, f: Firing, now: number, running: boolean): void {

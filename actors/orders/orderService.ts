@@ -9,7 +9,7 @@ import type { StoredBead } from '../../machines/beads/model.ts';
 import type { Evaluation, OrderState } from '../../machines/orders/schedule.ts';
 import { OrderBook } from './orderBook.ts';
 import { OrderCommands, type ExecRunner } from './orderCommands.ts';
-import { OrderRuns } from './orderRuns.ts';
+import { OrderRuns, type FiredRun } from './orderRuns.ts';
 import { OrderScheduler } from './orderScheduler.ts';
 import { OrderSwitches, switchRecord } from './orderSwitches.ts';
 import { TriggerCursors } from './triggerCursors.ts';
@@ -204,8 +204,26 @@ export class OrderService {
   }
 
   /** Writes one firing (and cooks its formula in the same batch); runs an exec order's command after. */
-  fire(f: Firing, now = this.clock()): Promise<void> {
+  fire(f: Firing, now = this.clock()): Promise<FiredRun> {
     return this.#runs.fire(f, now);
+  }
+
+  /**
+   * `gc order run`: fires the order now, whatever its trigger says (upstream bypasses the gate, even a
+   * disabled order's), through the same path as the scheduler: one firing whose slot is now (an event
+   * order's: the newest seq of its event, so the events seen so far count as handled, as upstream's
+   * `seq:<n>` label does). A formula order's wisp is cooked and routed to its pool; an exec order's
+   * command runs and this resolves once its record is written, with its output.
+   * @throws NotFoundError; AmbiguousError; what a cook throws (nothing is written then).
+   */
+  async runNow(name: string, now = this.clock()): Promise<{ order: Order; fired: FiredRun }> {
+    const order = this.get(name);
+    const reading = this.#triggers.settled();
+    if (reading) await reading;
+    const slot = order.trigger.kind === 'event' ? this.#triggers.newest(order.trigger.on) : now;
+    const fired = await this.#runs.fire({ order, slot }, now);
+    if (fired.exec) await fired.exec;
+    return { order, fired };
   }
 
   /**

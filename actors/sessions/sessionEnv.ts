@@ -4,7 +4,15 @@
  * (its paths, the supervisor's home through which `gc`/`bd` find the API, the API token); the per-session
  * part (bd's actor, the rig) is added at each start next to the identity the reconciler already sets.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +25,12 @@ function repoBin(): string | undefined {
   return undefined;
 }
 
+/** The tools sessions find on their PATH through the shims. */
+export const SHIM_TOOLS = ['gc', 'bd'] as const;
+
+const shimText = (bin: string, tool: string): string =>
+  `#!/bin/sh\nexec '${process.execPath}' '${join(bin, `${tool}.js`)}' "$@"\n`;
+
 /**
  * Writes `gc` and `bd` shims into `dir` (each execs this Node on the repository's launcher) and returns
  * the directory, or undefined when the launchers are not found. Rewrites only what changed.
@@ -25,9 +39,9 @@ export function writeToolShims(dir: string): string | undefined {
   const bin = repoBin();
   if (!bin) return undefined;
   mkdirSync(dir, { recursive: true });
-  for (const tool of ['gc', 'bd']) {
+  for (const tool of SHIM_TOOLS) {
     const file = join(dir, tool);
-    const text = `#!/bin/sh\nexec '${process.execPath}' '${join(bin, `${tool}.js`)}' "$@"\n`;
+    const text = shimText(bin, tool);
     let old: string | undefined;
     try {
       old = readFileSync(file, 'utf8');
@@ -38,6 +52,29 @@ export function writeToolShims(dir: string): string | undefined {
     chmodSync(file, 0o755);
   }
   return dir;
+}
+
+/**
+ * The shims of `dir` that are missing, not executable, or not what writeToolShims would write now (each
+ * with why); empty when all are right. Effects: reads `dir`.
+ */
+export function staleToolShims(dir: string): { tool: string; problem: string }[] {
+  const bin = repoBin();
+  const out: { tool: string; problem: string }[] = [];
+  for (const tool of SHIM_TOOLS) {
+    const file = join(dir, tool);
+    let text: string;
+    try {
+      accessSync(file, constants.X_OK);
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      out.push({ tool, problem: missing ? 'missing' : 'not executable' });
+      continue;
+    }
+    if (bin && text !== shimText(bin, tool)) out.push({ tool, problem: 'out of date' });
+  }
+  return out;
 }
 
 export interface CityEnvInputs {

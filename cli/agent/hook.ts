@@ -4,19 +4,23 @@ import { ApiFailure } from '../bd/client.ts';
 import { GcAgentError } from './errors.ts';
 import { hookAgent, workIdentities } from './identity.ts';
 import type { AgentIo } from './io.ts';
+import { runWorkQuery } from './customWorkQuery.ts';
 import { defaultWorkQuery, normalizeWork } from './workQuery.ts';
 
 interface AgentView {
   name: string;
   suspended?: boolean;
   pool?: string;
+  /** Ours (`?extras=true`): the agent's own work query. */
+  work_query?: string;
 }
 
-/** GET the agent's view; a missing one is upstream's "not found in config". */
+/** GET the agent's view (with our extras); a missing one is upstream's "not found in config". */
 export async function agentView(io: AgentIo, agent: string): Promise<AgentView> {
   const path = agent.split('/').map(encodeURIComponent).join('/');
   try {
-    return (await io.client.call('GET', `${await io.client.cityPath()}/agent/${path}`)).body as AgentView;
+    const at = `${await io.client.cityPath()}/agent/${path}?extras=true`;
+    return (await io.client.call('GET', at)).body as AgentView;
   } catch (err) {
     if (err instanceof ApiFailure && err.status === 404)
       throw new GcAgentError(`agent "${agent}" not found in config`);
@@ -25,8 +29,9 @@ export async function agentView(io: AgentIo, agent: string): Promise<AgentView> 
 }
 
 /**
- * `gc hook [agent] [--inject]`: the agent's work (upstream's default work query). Plain: prints it, exit 0
- * with work and 1 without; `--inject`: a `<system-reminder>` only when there is work, always exit 0.
+ * `gc hook [agent] [--inject]`: the agent's work: its own `work_query` (a shell command, see
+ * runWorkQuery) when it has one, else upstream's default query. Plain: prints it, exit 0 with work and 1
+ * without; `--inject`: a `<system-reminder>` only when there is work, always exit 0.
  */
 export async function hook(io: AgentIo): Promise<number> {
   const args = parseGcArgs(io.argv, { inject: { kind: 'bool' } }, 'hook');
@@ -35,8 +40,8 @@ export async function hook(io: AgentIo): Promise<number> {
     if (args.positional.length > 1) throw new GcAgentError('accepts at most 1 arg(s)');
     const agent = hookAgent(io.env, args.positional[0]);
     if (!agent) throw new GcAgentError('agent not specified (set $GC_AGENT or pass as argument)');
-    // The agent's view and the work query's reads go out together (one round trip of latency); the
-    // agent's errors still come first.
+    // The agent's view and the default query's reads go out together (one round trip of latency); the
+    // agent's errors still come first. An agent with its own work_query ignores those reads.
     const viewP = agentView(io, agent).then((view) => {
       if (view.suspended) throw new GcAgentError(`agent "${agent}" is suspended`);
       return view;
@@ -47,8 +52,10 @@ export async function hook(io: AgentIo): Promise<number> {
       named: io.env.GC_SESSION_ORIGIN === 'named',
     });
     outputP.catch(() => undefined);
-    await viewP;
-    const output = await outputP;
+    const view = await viewP;
+    const output = view.work_query
+      ? await runWorkQuery(view.work_query, { env: io.env, agent })
+      : await outputP;
     const work = normalizeWork(output);
     if (inject) {
       if (work.hasWork) {

@@ -79,6 +79,19 @@ import RigSet from './rig/set.ts';
 import RigShow from './rig/show.ts';
 import RigSuspend from './rig/suspend.ts';
 
+// Issue 28 (the remaining agent-facing commands): doctor, order run, beads, wait.
+import BeadsHealth from './beads/health.ts';
+import Doctor from './doctor.ts';
+import OrderRun from './order/run.ts';
+import {
+  BeadsCityUseExternal,
+  BeadsCityUseManaged,
+  WaitCancel,
+  WaitInspect,
+  WaitList,
+  WaitReady,
+} from './unsupported.ts';
+
 /**
  * Every `gc` command by id (oclif's "explicit" command discovery: no directory scan at start-up). A new
  * command must be added here. Command modules stay light: heavy dependencies are imported inside `run()`.
@@ -162,4 +175,14 @@ export const COMMANDS = {
   'rig:set': RigSet,
   'rig:show': RigShow,
   'rig:suspend': RigSuspend,
+  // Issue 28: doctor, order run, beads, wait.
+  'beads:city:use-external': BeadsCityUseExternal,
+  'beads:city:use-managed': BeadsCityUseManaged,
+  'beads:health': BeadsHealth,
+  doctor: Doctor,
+  'order:run': OrderRun,
+  'wait:cancel': WaitCancel,
+  'wait:inspect': WaitInspect,
+  'wait:list': WaitList,
+  'wait:ready': WaitReady,
 };

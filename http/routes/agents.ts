@@ -43,6 +43,9 @@ const GetQuery = Type.Object(
     peek: Type.Optional(
       Type.Boolean({ description: 'Fill `last_output` with the last lines of its screen (our addition).' }),
     ),
+    extras: Type.Optional(
+      Type.Boolean({ description: "Ours: add `work_query`, the agent's work query, when it has one." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -159,12 +162,15 @@ function perAgentRoutes(app: FastifyInstance, deps: AppDeps, form: (typeof AGENT
         querystring: GetQuery,
         response: { 200: indexedResponse({ ...Type.Ref('AgentResponse') }, 'The agent.') },
       },
-      preValidation: dropBlank(['peek']),
+      preValidation: dropBlank(['peek', 'extras']),
     },
     async (request, reply) => {
       const api = agentApiFor(deps, request.params.cityName);
-      const { peek } = request.query;
-      const view = await api.get(agentName(request.params), peek === undefined ? {} : { peek });
+      const { peek, extras } = request.query;
+      const view = await api.get(agentName(request.params), {
+        ...(peek === undefined ? {} : { peek }),
+        ...(extras === true ? { extras } : {}),
+      });
       setAgentIndexHeaders(reply, api);
       return view;
     },

@@ -25,7 +25,9 @@ import {
   OrdersFeedBodySchema,
   OrdersFeedQuerySchema,
   OrdersHistoryQuerySchema,
+  OrderRunResponseSchema,
   OrderToggleResponseSchema,
+  type OrderRunResponse,
 } from '../../schemas/orders.ts';
 import { cityService } from '../cityScope.ts';
 import type { AppDeps } from '../deps.ts';
@@ -195,6 +197,40 @@ export function orderRoutes(scope: FastifyInstance, deps: AppDeps): void {
       const service = await ordersFor(deps, request.params.cityName);
       const order = service.get(request.params.name);
       return orderResponse(order, service.enabled(order));
+    },
+  );
+
+  app.post(
+    '/v0/city/:cityName/order/:name/run',
+    {
+      schema: {
+        operationId: 'post-v0-city-by-city-name-order-by-name-run',
+        summary: 'Run an order now, whatever its trigger (ours: gc order run)',
+        description:
+          'Fires the order through the scheduler’s own path, bypassing its trigger (even when disabled): a ' +
+          'formula order cooks a wisp labelled `order-run:<scoped_name>`, routed to its pool; an exec order ' +
+          'runs its command and answers once its run is recorded, with its exit code and output.',
+        tags,
+        params: NameParams,
+        headers: MutationHeaders,
+        response: { 200: OrderRunResponseSchema },
+      },
+    },
+    async (request): Promise<OrderRunResponse> => {
+      const service = await ordersFor(deps, request.params.cityName);
+      const { order, fired } = await service.runNow(request.params.name);
+      const out: OrderRunResponse = {
+        status: 'executed',
+        name: order.name,
+        scoped_name: order.scopedName,
+        type: order.exec !== undefined ? 'exec' : 'formula',
+      };
+      if (fired.root) out.wisp_root_id = fired.root;
+      if (fired.pool) out.pool = fired.pool;
+      if (fired.tracking) out.tracking_bead_id = fired.tracking;
+      const exec = fired.exec ? await fired.exec : undefined;
+      if (exec) Object.assign(out, { exit_code: exec.code, stdout: exec.stdout, stderr: exec.stderr });
+      return out;
     },
   );
 

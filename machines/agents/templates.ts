@@ -16,6 +16,7 @@ export type AgentTemplateConfig = Pick<
   | 'min_active_sessions'
   | 'max_active_sessions'
   | 'scale_check'
+  | 'work_query'
   | 'depends_on'
   | 'description'
   | 'default_sling_formula'
@@ -35,6 +36,8 @@ export interface AgentTemplate {
   max: number | undefined;
   pool: boolean;
   scaleCheck?: string;
+  /** `work_query`: the shell command `gc hook` runs for the agent's work (else the built-in query). */
+  workQuery?: string;
   dependsOn: string[];
   description?: string;
   defaultSlingFormula?: string;
@@ -62,6 +65,7 @@ export function templateOf(a: AgentTemplateConfig): AgentTemplate {
   if (a.provider) t.provider = a.provider;
   if (a.start_command) t.startCommand = a.start_command;
   if (a.scale_check) t.scaleCheck = a.scale_check;
+  if (a.work_query) t.workQuery = a.work_query;
   if (a.description) t.description = a.description;
   if (a.default_sling_formula) t.defaultSlingFormula = a.default_sling_formula;
   if (a.namepoolNames?.length) t.names = a.namepoolNames;

@@ -48,6 +48,8 @@ export const APPLIED_AGENT_KEYS = new Set([
   // Applied where a session starts (actors/sessions/templates.ts sessionPreset): over the provider's.
   'ready_prompt_prefix',
   'ready_delay_ms',
+  // Run by `gc hook` (cli/agent/hook.ts), read from GET /agent/{name}?extras=true.
+  'work_query',
 ]);
 
 /** Agent keys upstream has that this supervisor does not apply (yet), each with what happens instead. */
@@ -56,7 +58,6 @@ export const UNAPPLIED_AGENT_KEYS: Record<string, string> = {
   drain_timeout: 'the city-wide drain timeout applies',
   on_boot: 'not run',
   on_death: 'not run',
-  work_query: 'the built-in query is used',
   sling_query: 'the built-in routing is used',
   option_defaults: 'not passed',
   args: "the provider's arguments are used",
