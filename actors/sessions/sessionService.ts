@@ -240,7 +240,10 @@ export class SessionService implements SessionApi {
       await new Promise((r) => setTimeout(r, 100));
       left = await running();
     }
-    await Promise.all(left.map((name) => this.opts.runtime.stop(name).catch(() => undefined)));
+    // Every session, not only those still running: one whose process ended on the interrupt keeps its
+    // dead pane (remain-on-exit), and with it the city's tmux server, until the session itself is stopped.
+    // `stop` signals live panes only, so the ended ones are just removed.
+    await Promise.all(names.map((name) => this.opts.runtime.stop(name).catch(() => undefined)));
     for (const s of this.book.openSessions()) {
       if (!names.includes(s.sessionName)) continue;
       await this.book

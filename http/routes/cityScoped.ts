@@ -88,6 +88,26 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
     },
   );
 
+  app.post(
+    '/v0/city/:cityName/start',
+    {
+      schema: {
+        operationId: 'post-v0-city-by-city-name-start',
+        summary: 'Start a stopped city (ours)',
+        description:
+          "Starts a registered city that was stopped (or whose start failed) again and answers once its controller runs (`controller.started` is recorded); a running city answers at once. 404 when the city is not registered; 503 with the start's error when it fails.",
+        tags: ['cities'],
+        headers: MutationHeaders,
+        params: CityNameParams,
+        response: { 200: OKResponseBody },
+      },
+    },
+    async (request) => {
+      await deps.supervisor.startCity(request.params.cityName);
+      return { status: 'ok' };
+    },
+  );
+
   app.get(
     '/v0/city/:cityName/readiness',
     {
