@@ -598,6 +598,8 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
       'get-v0-city-by-city-name-provider-readiness': 'GET /v0/city/{cityName}/provider-readiness',
       'post-v0-city-by-city-name-stop': 'POST /v0/city/{cityName}/stop',
       'post-v0-city-by-city-name-unregister': 'POST /v0/city/{cityName}/unregister',
+      'post-v0-city-by-city-name-start': 'POST /v0/city/{cityName}/start',
+      'post-v0-cities-register': 'POST /v0/cities/register',
     };
     for (const [id, route] of Object.entries(expected)) t.equal(ops.get(id), route, id);
     t.notOk(
