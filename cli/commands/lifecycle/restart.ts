@@ -13,7 +13,11 @@ export default class Restart extends GcCommand {
   static override summary = 'Restart the city: stop it, then start it again.';
   static override description = `Stops the city (POST /v0/city/{name}/stop: every session it started ends) and starts it again (POST /v0/city/{name}/start), printing "City stopped." and "City started under supervisor.". The city stays registered throughout.`;
   static override examples = [
-    { description: 'Restart the city in scope', command: '<%= config.bin %> restart' },
+    {
+      description: 'Restart the city containing the current directory',
+      command: '<%= config.bin %> restart',
+    },
+    { description: 'Restart a city by its directory', command: '<%= config.bin %> restart ~/cities/alpha' },
   ];
   static override args = pathArg;
   static override flags = lifecycleFlags;

@@ -6,7 +6,10 @@ import { lifecycleFlags, pathArg } from './flags.ts';
 export default class Stop extends GcCommand {
   static override summary = 'Stop the city: its controller and every session it started.';
   static override description = `POSTs /v0/city/{name}/stop and answers once the controller stopped: each session the city started is interrupted, given the city's shutdown_timeout, then killed. The city stays registered ("gc start" starts it again). Prints "City stopped."; a city that is already stopped is not an error.`;
-  static override examples = [{ description: 'Stop the city in scope', command: '<%= config.bin %> stop' }];
+  static override examples = [
+    { description: 'Stop the city containing the current directory', command: '<%= config.bin %> stop' },
+    { description: 'Stop a city by its directory', command: '<%= config.bin %> stop ~/cities/alpha' },
+  ];
   static override args = pathArg;
   static override flags = lifecycleFlags;
 

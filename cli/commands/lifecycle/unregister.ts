@@ -8,7 +8,14 @@ export default class Unregister extends GcCommand {
   static override summary = 'Remove a city from the supervisor (its directory is left in place).';
   static override description = `POSTs /v0/city/{name}/unregister for the city at [path] and waits for request.result.city.unregister (the controller has stopped), then prints "Unregistered city '<name>' (<path>)". The directory on disk is not touched.`;
   static override examples = [
-    { description: 'Unregister the city in scope', command: '<%= config.bin %> unregister' },
+    {
+      description: 'Unregister the city containing the current directory',
+      command: '<%= config.bin %> unregister',
+    },
+    {
+      description: 'Unregister a city by its directory',
+      command: '<%= config.bin %> unregister ~/cities/alpha',
+    },
   ];
   static override args = pathArg;
   static override flags = lifecycleFlags;
