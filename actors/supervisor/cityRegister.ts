@@ -21,6 +21,12 @@ import type { SupervisorCore } from './supervisorCore.ts';
 const invalid = (message: string, location: string, value: unknown): ValidationError =>
   new ValidationError(message, 'invalid city directory', { errors: [{ location, message, value }] });
 
+/** 409: the directory's city was registered before (its log says so, or it is still being unregistered). */
+const pastRegistration = (path: string): ConflictError =>
+  new ConflictError(
+    `the city at ${path} was registered before (its log holds that registration); re-registering it is not supported`,
+  );
+
 /**
  * The name a registration uses: the asked one, else city.toml's `workspace.name`, else the directory's
  * base name (as upstream's `gc register`). Effects: reads city.toml.
@@ -70,6 +76,7 @@ export async function registerCity(core: SupervisorCore, input: RegisterCityInpu
   const name = await step('check city.toml', () => registrationName(path, dir.name, input.name));
   const known = core.registry.byPath(path);
   if (known) throw new ConflictError(`city already registered with supervisor: ${known.name} (${path})`);
+  if ([...core.cities.values()].some((c) => c.path === path)) throw pastRegistration(path);
 
   core.claims.claim({ op: 'create.claim', name, path });
   let scaffold: Scaffold | undefined;
@@ -83,11 +90,7 @@ export async function registerCity(core: SupervisorCore, input: RegisterCityInpu
     scaffold = await scaffoldCity(path, name, {}, step);
     await scaffold.createLog();
     city = await core.openCity({ name, path });
-    if (city.state !== 'absent') {
-      throw new ConflictError(
-        `the log of the city at ${path} already holds a past registration; re-registering it is not supported`,
-      );
-    }
+    if (city.state !== 'absent') throw pastRegistration(path);
     await step('write registry', () => core.registry.add({ name, path }));
     registered = true;
     const id = core.newRequestId();

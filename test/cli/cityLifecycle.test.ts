@@ -229,6 +229,13 @@ if (!hasTmux()) {
     t.same(await cities(), [], 'no longer registered');
     await until('the sessions to end with the city', async () => back.every((p) => !alive(p)), 15_000, 100);
     t.ok(existsSync(join(dir, 'city.toml')), 'the directory is left in place');
+    failsWithOneLine(
+      t,
+      await gc(['register', dir]),
+      /was registered before .*re-registering it is not supported/,
+      'registering an unregistered city again (not supported yet)',
+    );
+    t.same(await cities(), [], 'and it stays unregistered');
   });
 
   t.test('bad input is one line on stderr and changes nothing', async (t) => {

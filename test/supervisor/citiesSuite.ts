@@ -199,6 +199,54 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
     );
   });
 
+  t.test(
+    'register (ours): an existing city directory, once; start (ours) brings a stopped city back',
+    async (t) => {
+      const s = await start(t);
+      const bare = join(s.root, 'bare');
+      mkdirSync(bare);
+      const none = await s.call('POST', '/v0/cities/register', { dir: bare });
+      t.equal(none.status, 422);
+      t.equal(
+        none.body.detail,
+        `invalid city directory: ${bare} is not a city directory (no city.toml found)`,
+      );
+      t.notOk(existsSync(join(bare, '.gc')), 'a refused register writes nothing');
+
+      const dir = join(s.root, 'iota');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'city.toml'), '[workspace]\nname = "lab"\nstart_command = "x"\n');
+      const reg = await s.call('POST', '/v0/cities/register', { dir });
+      t.equal(reg.status, 202, JSON.stringify(reg.body));
+      const done = await waitForTerminal(s.log, reg.body.request_id);
+      t.equal(done.type, 'request.result.city.create');
+      t.match((await s.call('GET', '/v0/cities')).body.items, [{ name: 'lab', path: dir, running: true }]);
+      t.ok(existsSync(join(dir, '.gc', 'events.jsonl')), 'the runtime tree and log are completed');
+      const again = await s.call('POST', '/v0/cities/register', { dir });
+      t.equal(again.status, 409);
+      t.equal(again.body.detail, `conflict: city already registered with supervisor: lab (${dir})`);
+
+      t.equal((await s.call('POST', '/v0/city/nobody/start')).status, 404);
+      t.same(
+        (await s.call('POST', '/v0/city/lab/start')).body,
+        { status: 'ok' },
+        'a running city: ok at once',
+      );
+      await s.call('POST', '/v0/city/lab/stop');
+      const started = await s.call('POST', '/v0/city/lab/start');
+      t.same([started.status, started.body], [200, { status: 'ok' }]);
+      t.match((await s.call('GET', '/v0/cities')).body.items, [
+        { name: 'lab', running: true, status: 'running' },
+      ]);
+
+      const unreg = await s.call('POST', '/v0/city/lab/unregister');
+      await waitForTerminal(s.log, unreg.body.request_id);
+      const back = await s.call('POST', '/v0/cities/register', { dir });
+      t.equal(back.status, 409, 're-registering an unregistered city is refused');
+      t.match(back.body.detail, /was registered before .*re-registering it is not supported/);
+    },
+  );
+
   t.test('create answers 409 for an initialized city and for one being initialized', async (t) => {
     const starting = gate();
     const s = await start(t, { options: { services: [gatedService(starting)] } });
