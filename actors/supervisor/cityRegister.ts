@@ -21,11 +21,37 @@ import type { SupervisorCore } from './supervisorCore.ts';
 const invalid = (message: string, location: string, value: unknown): ValidationError =>
   new ValidationError(message, 'invalid city directory', { errors: [{ location, message, value }] });
 
-/** 409: the directory's city was registered before (its log says so, or it is still being unregistered). */
+/** 409: the directory's log says its city is registered (a registry that lost it; an operation under way). */
 const pastRegistration = (path: string): ConflictError =>
-  new ConflictError(
-    `the city at ${path} was registered before (its log holds that registration); re-registering it is not supported`,
-  );
+  new ConflictError(`city operation already in progress at ${path}`);
+
+/** How long a register waits for an unregistered city of the same directory to leave the supervisor. */
+const DEPARTURE_WAIT_MS = 10_000;
+
+/**
+ * Resolves once no city actor of `path` is left: one being unregistered, or unregistered and not yet
+ * detached (the reconciler detaches it right after its terminal event), is waited for.
+ * @throws ConflictError 409 when it does not leave in time, or the actor there is not leaving.
+ */
+async function departed(core: SupervisorCore, path: string): Promise<void> {
+  const old = [...core.cities.values()].find((c) => c.path === path);
+  if (!old) return;
+  if (old.state !== 'unregistering' && old.state !== 'unregistered') throw pastRegistration(path);
+  await new Promise<void>((resolve, reject) => {
+    const done = (err?: ConflictError): void => {
+      clearTimeout(timer);
+      off();
+      if (err) reject(err);
+      else resolve();
+    };
+    const timer = setTimeout(() => done(pastRegistration(path)), DEPARTURE_WAIT_MS);
+    const off = core.live.onChange((change) => {
+      if (change.kind === 'detached' && core.cities.get(old.name) !== old) done();
+    });
+    if (core.cities.get(old.name) !== old) done();
+    else core.wake();
+  });
+}
 
 /**
  * The name a registration uses: the asked one, else city.toml's `workspace.name`, else the directory's
@@ -62,9 +88,10 @@ async function registrationName(path: string, base: string, asked: string | unde
  * supervisor): registers an existing city directory (one with a city.toml, as `gc init` writes it),
  * completing its `.gc/` runtime tree and log file when missing, records `request.accepted` and
  * `city.created`, and answers 202 like a create; the reconciler starts the city and records
- * `request.result.city.create` (or `request.failed`). A failure before acceptance undoes what it did.
+ * `request.result.city.create` (or `request.failed`). A directory unregistered before is registered again:
+ * its log goes on (an unregister still under way is waited for). A failure before acceptance undoes what it did.
  * @throws ValidationError 422 (no city.toml, bad name, bad dir), ConflictError 409 (already registered, a
- *   name taken, an operation in progress, a log that already holds a past registration), UnavailableError 503.
+ *   name taken, an operation in progress), UnavailableError 503.
  */
 export async function registerCity(core: SupervisorCore, input: RegisterCityInput): Promise<AsyncAccepted> {
   if (!core.log.running) throw new UnavailableError('supervisor is stopping', 'unavailable');
@@ -76,7 +103,7 @@ export async function registerCity(core: SupervisorCore, input: RegisterCityInpu
   const name = await step('check city.toml', () => registrationName(path, dir.name, input.name));
   const known = core.registry.byPath(path);
   if (known) throw new ConflictError(`city already registered with supervisor: ${known.name} (${path})`);
-  if ([...core.cities.values()].some((c) => c.path === path)) throw pastRegistration(path);
+  await departed(core, path);
 
   core.claims.claim({ op: 'create.claim', name, path });
   let scaffold: Scaffold | undefined;
@@ -90,7 +117,7 @@ export async function registerCity(core: SupervisorCore, input: RegisterCityInpu
     scaffold = await scaffoldCity(path, name, {}, step);
     await scaffold.createLog();
     city = await core.openCity({ name, path });
-    if (city.state !== 'absent') throw pastRegistration(path);
+    if (city.state !== 'absent' && city.state !== 'unregistered') throw pastRegistration(path);
     await step('write registry', () => core.registry.add({ name, path }));
     registered = true;
     const id = core.newRequestId();

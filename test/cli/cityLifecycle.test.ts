@@ -229,13 +229,24 @@ if (!hasTmux()) {
     t.same(await cities(), [], 'no longer registered');
     await until('the sessions to end with the city', async () => back.every((p) => !alive(p)), 15_000, 100);
     t.ok(existsSync(join(dir, 'city.toml')), 'the directory is left in place');
-    failsWithOneLine(
-      t,
-      await gc(['register', dir]),
-      /was registered before .*re-registering it is not supported/,
-      'registering an unregistered city again (not supported yet)',
+
+    // upstream's restart under a supervisor: unregister, then register again.
+    const rereg = await gc(['register', dir]);
+    t.equal(rereg.code, 0, rereg.stderr);
+    t.equal(rereg.stdout, `Registered city '${CITY}' (${real})\n`, 'registered again');
+    const third = await until(
+      'the session of the registered-again city',
+      async () => {
+        const p = panePids(sup, CITY);
+        return p.length > 0 && p;
+      },
+      30_000,
+      100,
     );
-    t.same(await cities(), [], 'and it stays unregistered');
+    const last = await gc(['unregister', dir]);
+    t.equal(last.code, 0, last.stderr);
+    await until('its sessions to end', async () => third.every((p) => !alive(p)), 15_000, 100);
+    t.same(await cities(), [], 'unregistered again');
   });
 
   t.test('bad input is one line on stderr and changes nothing', async (t) => {
