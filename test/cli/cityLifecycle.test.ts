@@ -297,6 +297,12 @@ if (!hasTmux()) {
         /city not registered with supervisor/,
         `${cmd} of an unregistered city`,
       );
+    failsWithOneLine(
+      t,
+      await gc(['register', join(sup.cities, 'loose'), '--name', 'no spaces']),
+      /invalid city name "no spaces"/,
+      'register under an invalid name',
+    );
     t.same(
       ((await sup.call('GET', '/v0/cities')).body as { items: unknown[] }).items,
       [],

@@ -200,7 +200,7 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
   });
 
   t.test(
-    'register (ours): an existing city directory, once; start (ours) brings a stopped city back',
+    'register (ours): an existing city directory, again after an unregister; start (ours) brings a stopped city back',
     async (t) => {
       const s = await start(t);
       const bare = join(s.root, 'bare');
@@ -246,12 +246,15 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
       t.equal(back.status, 202, JSON.stringify(back.body));
       t.equal((await waitForTerminal(s.log, back.body.request_id)).type, 'request.result.city.create');
       t.match((await s.call('GET', '/v0/cities')).body.items, [{ name: 'lab', running: true }]);
-      const types = readFileSync(join(dir, '.gc', 'events.jsonl'), 'utf8')
-        .trimEnd()
-        .split('\n')
-        .map((l) => (JSON.parse(l) as { type: string }).type);
+      const types = ((await s.call('GET', '/v0/city/lab/events')).body.items as Array<{ type: string }>).map(
+        (e) => e.type,
+      );
       t.same(types.filter((x) => x === 'city.created').length, 2, 'one city.created per registration');
-      t.equal(types.at(-1), 'controller.started');
+      t.equal(
+        types.filter((x) => x === 'controller.started').length,
+        3,
+        'started, restarted, registered again',
+      );
     },
   );
 
