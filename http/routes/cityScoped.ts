@@ -74,7 +74,7 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       schema: {
         operationId: 'post-v0-city-by-city-name-stop',
         summary: 'Stop a city',
-        description: `Stops the city's controller and answers once it stopped (\`controller.stopped\` is recorded); the city stays registered and starts again when the supervisor restarts. ${NOT_RUNNING}`,
+        description: `Stops the city's controller and answers once it stopped (\`controller.stopped\` is recorded); the city stays registered and starts again on \`POST /v0/city/{cityName}/start\` or when the supervisor restarts. ${NOT_RUNNING}`,
         tags: ['cities'],
         headers: MutationHeaders,
         params: CityNameParams,
