@@ -255,6 +255,14 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
         3,
         'started, restarted, registered again',
       );
+
+      // The log replays through both registrations: after a restart the city is registered and runs.
+      await s.close();
+      const restarted = await start(t, { root: s.root });
+      await eventually(
+        async () => (await restarted.call('GET', '/v0/cities')).body.items[0]?.running === true,
+      );
+      t.match((await restarted.call('GET', '/v0/cities')).body.items, [{ name: 'lab', path: dir }]);
     },
   );
 
