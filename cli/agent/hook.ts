@@ -24,6 +24,12 @@ export async function agentView(io: AgentIo, agent: string): Promise<AgentView> 
   }
 }
 
+/** Whether the city in scope is suspended (`gc suspend`), from GET /v0/city/{name}. */
+export async function citySuspended(io: AgentIo): Promise<boolean> {
+  const { body } = await io.client.call('GET', await io.client.cityPath());
+  return (body as { suspended?: boolean }).suspended === true;
+}
+
 /**
  * `gc hook [agent] [--inject]`: the agent's work (upstream's default work query). Plain: prints it, exit 0
  * with work and 1 without; `--inject`: a `<system-reminder>` only when there is work, always exit 0.
@@ -37,6 +43,8 @@ export async function hook(io: AgentIo): Promise<number> {
     if (!agent) throw new GcAgentError('agent not specified (set $GC_AGENT or pass as argument)');
     // The agent's view and the work query's reads go out together (one round trip of latency); the
     // agent's errors still come first.
+    // A city that cannot be read is left to the other reads to report.
+    const cityP = citySuspended(io).catch(() => false);
     const viewP = agentView(io, agent).then((view) => {
       if (view.suspended) throw new GcAgentError(`agent "${agent}" is suspended`);
       return view;
@@ -47,6 +55,8 @@ export async function hook(io: AgentIo): Promise<number> {
       named: io.env.GC_SESSION_ORIGIN === 'named',
     });
     outputP.catch(() => undefined);
+    viewP.catch(() => undefined);
+    if (await cityP) throw new GcAgentError('city is suspended');
     await viewP;
     const output = await outputP;
     const work = normalizeWork(output);

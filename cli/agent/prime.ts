@@ -4,7 +4,7 @@ import { bool } from '../bd/args.ts';
 import { parseGcArgs } from './args.ts';
 import { hookAgent } from './identity.ts';
 import type { AgentIo } from './io.ts';
-import { agentView } from './hook.ts';
+import { agentView, citySuspended } from './hook.ts';
 
 /** The built-in worker prompt (for agents without a prompt template): how to find, do and close work. */
 export const WORKER_PROMPT = `# Gas City worker
@@ -30,20 +30,21 @@ const stamp = (d: Date): string =>
 
 /**
  * `gc prime [agent] [--hook]`: the agent's prompt (ours: the built-in worker prompt; prompt templates are
- * delivered at session start), nothing for a suspended agent. `--hook` prepends the beacon
+ * delivered at session start), nothing for a suspended agent or city. `--hook` prepends the beacon
  * `[<city>] <agent> • <time>` and records the provider session id in `./.runtime/session_id`. Always exit 0.
  */
 export async function prime(io: AgentIo): Promise<number> {
   const args = parseGcArgs(io.argv, { hook: { kind: 'bool' } }, 'prime');
   const agent = hookAgent(io.env, args.positional[0]);
-  let suspended = false;
-  if (agent) {
-    try {
-      suspended = (await agentView(io, agent)).suspended === true;
-    } catch {
-      // No city, no supervisor, or an unknown agent: the built-in prompt, as upstream.
-    }
-  }
+  // A suspended city, or agent, gets no prompt (upstream); both reads go out together. No city, no
+  // supervisor, or an unknown agent: the built-in prompt, as upstream.
+  const [city, view] = await Promise.allSettled([
+    citySuspended(io),
+    agent ? agentView(io, agent) : Promise.reject(new Error('no agent')),
+  ]);
+  const suspended =
+    (city.status === 'fulfilled' && city.value) ||
+    (view.status === 'fulfilled' && view.value.suspended === true);
   if (suspended) return 0;
   let text = WORKER_PROMPT;
   if (bool(args, 'hook')) {

@@ -181,9 +181,21 @@ if (!hasTmux()) {
     const suspended = await gc(['suspend', dir]);
     t.equal(suspended.stdout, `City suspended (${real})\n`, suspended.stderr);
     t.equal(((await sup.call('GET', `/v0/city/${CITY}`)).body as { suspended: boolean }).suspended, true);
+    // A suspended city: hook and prime, which agents run every turn, give nothing.
+    const inCity = { env: { ...sup.env, GC_CITY: CITY }, cwd: dir };
+    const hookSuspended = await runGc(['hook', 'mayor'], inCity);
+    t.same(
+      [hookSuspended.code, hookSuspended.stdout, hookSuspended.stderr],
+      [1, '', 'gc hook: city is suspended\n'],
+    );
+    const injectSuspended = await runGc(['hook', 'mayor', '--inject'], inCity);
+    t.same([injectSuspended.code, injectSuspended.stdout], [0, ''], 'hook --inject is silent');
+    const primeSuspended = await runGc(['prime', 'mayor'], inCity);
+    t.same([primeSuspended.code, primeSuspended.stdout], [0, ''], 'prime prints no prompt');
     const resumed = await gc(['resume', dir]);
     t.equal(resumed.stdout, `City resumed (${real})\n`, resumed.stderr);
     t.equal(((await sup.call('GET', `/v0/city/${CITY}`)).body as { suspended: boolean }).suspended, false);
+    t.not((await runGc(['prime', 'mayor'], inCity)).stdout, '', 'a resumed city primes again');
 
     // stop ends every session the city started: no process of it is left.
     const stop = await gc(['stop', dir]);
