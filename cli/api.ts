@@ -107,10 +107,23 @@ export class ApiClient {
 
   /** POSTs a JSON body (or none) as a mutation; resolves with the parsed response body. */
   async postJson<T>(path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    return this.mutateJson<T>('POST', path, body);
+  }
+
+  /** PATCHes a JSON body as a mutation; resolves with the parsed response body. */
+  async patchJson<T>(path: string, body: unknown): Promise<{ status: number; body: T }> {
+    return this.mutateJson<T>('PATCH', path, body);
+  }
+
+  private async mutateJson<T>(
+    method: 'POST' | 'PATCH',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }> {
     const headers: Record<string, string> = { accept: 'application/json', 'x-gc-request': 'gc' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await this.fetch(path, {
-      method: 'POST',
+      method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });

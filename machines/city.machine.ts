@@ -182,7 +182,26 @@ export const cityMachine = setup({
         ],
       },
     },
-    unregistered: { type: 'final' },
+    // Not final: the same directory may be registered again (`POST /v0/cities/register`); its log then
+    // goes on from here, so a replay folds through every past registration.
+    unregistered: {
+      on: {
+        REGISTER: {
+          target: 'live',
+          actions: [
+            assign({ phasesCompleted: [], error: undefined }),
+            emit(({ context: c }) =>
+              recordOf({
+                type: 'city.created',
+                actor,
+                subject: c.name,
+                payload: { name: c.name, path: c.path },
+              }),
+            ),
+          ],
+        },
+      },
+    },
   },
 });
 

@@ -57,6 +57,25 @@ export const CityCreateRequest = Type.Object(
 );
 export type CityCreateRequest = Static<typeof CityCreateRequest>;
 
+/** Ours: the body of `POST /v0/cities/register`. Unknown fields are refused (422). */
+export const CityRegisterRequest = Type.Object(
+  {
+    dir: Type.String({
+      minLength: 1,
+      description: 'An existing city directory (it holds city.toml). Absolute or relative to $HOME.',
+    }),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The registered name (default: city.toml's workspace.name, else the directory's base name).",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'CityRegisterRequest' },
+);
+export type CityRegisterRequest = Static<typeof CityRegisterRequest>;
+
 /** Upstream AsyncAcceptedResponse (supervisor scope: no `status`). */
 export const AsyncAcceptedResponse = named(
   Type.Object(

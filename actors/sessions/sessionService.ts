@@ -230,9 +230,12 @@ export class SessionService implements SessionApi {
       await new Promise((r) => setTimeout(r, 100));
       left = await running();
     }
-    // Then all the runtime holds, running or a dead pane tmux keeps (remain-on-exit: it kept the server up).
+    // Then every session it interrupted and all the runtime still holds, running or a dead pane tmux keeps
+    // (remain-on-exit: it kept the city's tmux server up).
     const held = (await this.opts.runtime.observe().catch(() => new Map<string, unknown>())).keys();
-    await Promise.all([...new Set([...left, ...held])].map((n) => this.opts.runtime.stop(n).catch(() => {})));
+    await Promise.all(
+      [...new Set([...names, ...held])].map((n) => this.opts.runtime.stop(n).catch(() => {})),
+    );
     for (const s of this.book.openSessions()) {
       if (!names.includes(s.sessionName)) continue;
       await this.book

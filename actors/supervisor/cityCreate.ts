@@ -64,7 +64,7 @@ export function unknownBootstrapProfile(value: unknown): ValidationError {
  * gives. A file that is not valid TOML is left to the start (which reports it). Effects: reads city.toml.
  * @throws ValidationError (422) naming `city.toml:session.provider`.
  */
-async function checkExistingCityToml(path: string): Promise<void> {
+export async function checkExistingCityToml(path: string): Promise<void> {
   let doc: Record<string, unknown>;
   try {
     doc = parse(await readFile(cityTomlPath(path), 'utf8'));

@@ -48,5 +48,13 @@ export function detachedSupervisor(cities: LiveCities, host: HostProbe = systemH
       Promise.reject(
         new NotImplementedError('city update is not available in this supervisor (no initializer wired)'),
       ),
+    startCity: () =>
+      Promise.reject(
+        new NotImplementedError('city start is not available in this supervisor (no initializer wired)'),
+      ),
+    registerCity: () =>
+      Promise.reject(
+        new NotImplementedError('city register is not available in this supervisor (no initializer wired)'),
+      ),
   };
 }

@@ -11,7 +11,8 @@ import { ActorInspection } from '../inspect/index.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import { unregisterCity } from './cityUnregister.ts';
 import type { SupervisorConfig } from './supervisorConfig.ts';
-import { NotFoundError, UnavailableError } from '../runtime/errors.ts';
+import { ConflictError, NotFoundError, UnavailableError } from '../runtime/errors.ts';
+import { registerCity } from './cityRegister.ts';
 import { systemHostProbe, type HostProbe } from './hostProbe.ts';
 import type { JournalBackend } from '../runtime/journal/journal.ts';
 import { LiveCities } from './liveCities.ts';
@@ -34,6 +35,7 @@ import {
   type CityDetailView,
   type CityInfoView,
   type CreateCityInput,
+  type RegisterCityInput,
   type SupervisorApi,
 } from './supervisorApi.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
@@ -318,6 +320,50 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     });
     if (!(await city.send({ type: 'STOP' }))) return;
     await stopped;
+  }
+
+  /**
+   * Starts a registered city that is stopped (or whose start failed) again and resolves once it runs; a
+   * running city resolves at once, one still starting once it runs.
+   * @throws NotFoundError 404 (not registered), ConflictError 409 (stopping, or another operation in
+   *   progress), UnavailableError 503 (the start failed, with its error, or did not finish in time).
+   */
+  async startCity(name: string): Promise<void> {
+    const city = this.cities.get(name);
+    if (!city || city.state === 'unregistering' || city.state === 'unregistered') {
+      throw new NotFoundError(`city not registered with supervisor: ${name}`);
+    }
+    this.claims.check({ op: 'stop', name, path: city.path });
+    if (city.state === 'running') return;
+    if (city.state === 'stopping') throw new ConflictError(`city ${name} is stopping; try again`);
+    const timeoutMs = Math.max(this.#stopTimeoutMs, 60_000);
+    const settled = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new UnavailableError(`city ${name} did not start within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const off = city.actor.onChange(() => {
+        const state = city.state;
+        if (state !== 'running' && state !== 'failed' && state !== 'stopped') return;
+        clearTimeout(timer);
+        off();
+        if (state === 'running') resolve();
+        else
+          reject(
+            new UnavailableError(
+              `city ${name} failed to start: ${city.snapshot.context.error ?? 'it stopped while starting'}`,
+            ),
+          );
+      });
+    });
+    // Back to `registered`: the reconciler (woken on entry) runs the start phases again.
+    if (city.state === 'stopped' || city.state === 'failed') await city.send({ type: 'RECOVER' });
+    this.wake();
+    await settled;
+  }
+
+  registerCity(input: RegisterCityInput): Promise<AsyncAccepted> {
+    return registerCity(this, input);
   }
 
   async setSuspended(name: string, suspended: boolean): Promise<void> {

@@ -43,6 +43,16 @@ export interface SupervisorApi {
   stopCity(name: string): Promise<void>;
   /** `PATCH /v0/city/{cityName}` `{suspended}`. */
   setSuspended(name: string, suspended: boolean): Promise<void>;
+  /** `POST /v0/city/{cityName}/start` (ours): resolves once a stopped or failed city runs again. */
+  startCity(name: string): Promise<void>;
+  /** `POST /v0/cities/register` (ours): registers an existing city directory (202). */
+  registerCity(input: RegisterCityInput): Promise<AsyncAccepted>;
+}
+
+/** What `POST /v0/cities/register` asks: an existing city directory and, optionally, its registered name. */
+export interface RegisterCityInput {
+  dir: string;
+  name?: string | undefined;
 }
 
 /** The supervisor's version (upstream reports its build's). */

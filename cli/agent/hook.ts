@@ -28,6 +28,12 @@ export async function agentView(io: AgentIo, agent: string): Promise<AgentView> 
   }
 }
 
+/** Whether the city in scope is suspended (`gc suspend`), from GET /v0/city/{name}. */
+export async function citySuspended(io: AgentIo): Promise<boolean> {
+  const { body } = await io.client.call('GET', await io.client.cityPath());
+  return (body as { suspended?: boolean }).suspended === true;
+}
+
 /**
  * `gc hook [agent] [--inject]`: the agent's work: its own `work_query` (a shell command, see
  * runWorkQuery) when it has one, else upstream's default query. Plain: prints it, exit 0 with work and 1
@@ -41,7 +47,9 @@ export async function hook(io: AgentIo): Promise<number> {
     const agent = hookAgent(io.env, args.positional[0]);
     if (!agent) throw new GcAgentError('agent not specified (set $GC_AGENT or pass as argument)');
     // The agent's view and the default query's reads go out together (one round trip of latency); the
-    // agent's errors still come first. An agent with its own work_query ignores those reads.
+    // agent's errors still come first. An agent with its own work_query ignores those reads. A city that
+    // cannot be read is left to the other reads to report.
+    const cityP = citySuspended(io).catch(() => false);
     const viewP = agentView(io, agent).then((view) => {
       if (view.suspended) throw new GcAgentError(`agent "${agent}" is suspended`);
       return view;
@@ -52,6 +60,8 @@ export async function hook(io: AgentIo): Promise<number> {
       named: io.env.GC_SESSION_ORIGIN === 'named',
     });
     outputP.catch(() => undefined);
+    viewP.catch(() => undefined);
+    if (await cityP) throw new GcAgentError('city is suspended');
     const view = await viewP;
     const output = view.work_query
       ? await runWorkQuery(view.work_query, { env: io.env, agent })

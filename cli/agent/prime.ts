@@ -4,7 +4,7 @@ import { bool } from '../bd/args.ts';
 import { parseGcArgs } from './args.ts';
 import { hookAgent } from './identity.ts';
 import type { AgentIo } from './io.ts';
-import { agentView } from './hook.ts';
+import { agentView, citySuspended } from './hook.ts';
 
 /** The built-in worker prompt (for agents without a prompt template): how to find, do and close work. */
 export const WORKER_PROMPT = `# Gas City worker
@@ -49,22 +49,22 @@ async function sessionPrompt(io: AgentIo): Promise<string | undefined> {
 
 /**
  * `gc prime [agent] [--hook]`: the agent's prompt (inside a session: its rendered `prompt_template`; else,
- * or without one, the built-in worker prompt), nothing for a suspended agent. `--hook` prepends the beacon
+ * or without one, the built-in worker prompt), nothing for a suspended agent or city. `--hook` prepends the beacon
  * `[<city>] <agent> • <time>` and records the provider session id in `./.runtime/session_id`. Always exit 0.
  */
 export async function prime(io: AgentIo): Promise<number> {
   const args = parseGcArgs(io.argv, { hook: { kind: 'bool' } }, 'prime');
   const agent = hookAgent(io.env, args.positional[0]);
-  // The agent's view and the session's prompt go out together (one round trip of latency).
+  // A suspended city, or agent, gets no prompt (upstream); the reads go out together (one round trip of
+  // latency). No city, no supervisor, or an unknown agent: the built-in prompt, as upstream.
   const promptP = args.positional[0] === undefined ? sessionPrompt(io) : Promise.resolve(undefined);
-  let suspended = false;
-  if (agent) {
-    try {
-      suspended = (await agentView(io, agent)).suspended === true;
-    } catch {
-      // No city, no supervisor, or an unknown agent: the built-in prompt, as upstream.
-    }
-  }
+  const [city, view] = await Promise.allSettled([
+    citySuspended(io),
+    agent ? agentView(io, agent) : Promise.reject(new Error('no agent')),
+  ]);
+  const suspended =
+    (city.status === 'fulfilled' && city.value) ||
+    (view.status === 'fulfilled' && view.value.suspended === true);
   const rendered = await promptP;
   if (suspended) return 0;
   let text = rendered ? (rendered.endsWith('\n') ? rendered : `${rendered}\n`) : WORKER_PROMPT;
@@ -78,8 +78,8 @@ export async function prime(io: AgentIo): Promise<number> {
         // A read-only work dir: the beacon still goes out.
       }
     }
-    const city = io.env.GC_CITY?.trim() || 'city';
-    text = `[${city}] ${io.env.GC_ALIAS?.trim() || io.env.GC_AGENT?.trim() || agent || 'agent'} • ${stamp(new Date())}\n\n${text}`;
+    const cityName = io.env.GC_CITY?.trim() || 'city';
+    text = `[${cityName}] ${io.env.GC_ALIAS?.trim() || io.env.GC_AGENT?.trim() || agent || 'agent'} • ${stamp(new Date())}\n\n${text}`;
   }
   io.out(text);
   return 0;

@@ -56,6 +56,13 @@ import SessionSubmit from './session/submit.ts';
 import SessionSuspend from './session/suspend.ts';
 import SessionTranscript from './session/transcript.ts';
 import SessionWake from './session/wake.ts';
+import Init from './lifecycle/init.ts';
+import Register from './lifecycle/register.ts';
+import Restart from './lifecycle/restart.ts';
+import Start from './lifecycle/start.ts';
+import Stop from './lifecycle/stop.ts';
+import { Resume, Suspend } from './lifecycle/suspend.ts';
+import Unregister from './lifecycle/unregister.ts';
 import Sling from './sling.ts';
 import Status from './status.ts';
 import SupervisorRun from './supervisor/run.ts';
@@ -153,8 +160,16 @@ export const COMMANDS = {
   'session:suspend': SessionSuspend,
   'session:transcript': SessionTranscript,
   'session:wake': SessionWake,
+  init: Init,
+  register: Register,
+  restart: Restart,
+  resume: Resume,
   sling: Sling,
+  start: Start,
   status: Status,
+  stop: Stop,
+  suspend: Suspend,
+  unregister: Unregister,
   'supervisor:run': SupervisorRun,
   'supervisor:start': SupervisorStart,
   'supervisor:status': SupervisorStatus,

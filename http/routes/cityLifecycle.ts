@@ -5,6 +5,7 @@ import {
   AsyncAcceptedResponse,
   CityCreateRequest,
   CityNameParams,
+  CityRegisterRequest,
   MutationHeaders,
 } from '../../schemas/cities.ts';
 import type { AppDeps } from '../deps.ts';
@@ -47,6 +48,26 @@ export function cityLifecycleRoutes(fastify: FastifyInstance, deps: AppDeps): vo
         throw invalid;
       }
       const accepted = await deps.supervisor.createCity(request.body);
+      return reply.code(202).send(accepted);
+    },
+  );
+
+  app.post(
+    '/v0/cities/register',
+    {
+      schema: {
+        operationId: 'post-v0-cities-register',
+        summary: 'Register an existing city directory (async; ours)',
+        description:
+          'Registers a directory that already holds a city.toml (as `gc init` writes it): completes its `.gc/` runtime tree and log file when missing, records `city.created` and answers 202 like a create; the city starts on the next reconciler pass and exactly one `request.result.city.create` or `request.failed` with the request_id follows on /v0/events/stream. 422 without a city.toml; 409 when the directory or the name is already registered.',
+        tags: ['cities'],
+        headers: MutationHeaders,
+        body: CityRegisterRequest,
+        response: { 202: { description: 'Accepted.', ...Type.Ref('AsyncAcceptedResponse') } },
+      },
+    },
+    async (request, reply) => {
+      const accepted = await deps.supervisor.registerCity(request.body);
       return reply.code(202).send(accepted);
     },
   );

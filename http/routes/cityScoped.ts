@@ -74,7 +74,7 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
       schema: {
         operationId: 'post-v0-city-by-city-name-stop',
         summary: 'Stop a city',
-        description: `Stops the city's controller and answers once it stopped (\`controller.stopped\` is recorded); the city stays registered and starts again when the supervisor restarts. ${NOT_RUNNING}`,
+        description: `Stops the city's controller and answers once it stopped (\`controller.stopped\` is recorded); the city stays registered and starts again on \`POST /v0/city/{cityName}/start\` or when the supervisor restarts. ${NOT_RUNNING}`,
         tags: ['cities'],
         headers: MutationHeaders,
         params: CityNameParams,
@@ -84,6 +84,26 @@ export function cityScopedRoutes(fastify: FastifyInstance, deps: AppDeps): void 
     async (request) => {
       runningCity(deps, request.params.cityName);
       await deps.supervisor.stopCity(request.params.cityName);
+      return { status: 'ok' };
+    },
+  );
+
+  app.post(
+    '/v0/city/:cityName/start',
+    {
+      schema: {
+        operationId: 'post-v0-city-by-city-name-start',
+        summary: 'Start a stopped city (ours)',
+        description:
+          "Starts a registered city that was stopped (or whose start failed) again and answers once its controller runs (`controller.started` is recorded); a running city answers at once. 404 when the city is not registered; 503 with the start's error when it fails.",
+        tags: ['cities'],
+        headers: MutationHeaders,
+        params: CityNameParams,
+        response: { 200: OKResponseBody },
+      },
+    },
+    async (request) => {
+      await deps.supervisor.startCity(request.params.cityName);
       return { status: 'ok' };
     },
   );

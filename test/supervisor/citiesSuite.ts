@@ -199,29 +199,72 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
     );
   });
 
-  t.test('create answers 409 for an initialized city and for one being initialized', async (t) => {
-    const starting = gate();
-    const s = await start(t, { options: { services: [gatedService(starting)] } });
-    const dir = join(s.root, 'gamma');
-    const first = await s.call('POST', '/v0/city', { dir, start_command: 'x' });
-    t.equal(first.status, 202);
-    const again = await s.call('POST', '/v0/city', { dir, start_command: 'x' });
-    t.equal(again.status, 409);
-    t.equal(again.body.detail, `conflict: city initialization already in progress at ${dir}`);
-    const unreg = await s.call('POST', '/v0/city/gamma/unregister');
-    t.equal(unreg.status, 409, 'no unregister while the create is in progress');
-    t.equal(unreg.body.detail, `conflict: city operation already in progress at ${dir}`);
-    starting.open();
-    await waitForTerminal(s.log, first.body.request_id);
-    const done = await s.call('POST', '/v0/city', { dir, start_command: 'x' });
-    t.equal(done.status, 409);
-    t.equal(done.body.detail, `conflict: city already initialized at ${dir}`);
-    const other = join(s.root, 'elsewhere', 'gamma');
-    const sameName = await s.call('POST', '/v0/city', { dir: other, start_command: 'x' });
-    t.equal(sameName.status, 409);
-    t.equal(sameName.body.detail, 'conflict: a city named "gamma" is already registered with supervisor');
-    t.notOk(existsSync(other), 'the refused create left nothing behind');
-  });
+  t.test(
+    'register (ours): an existing city directory, again after an unregister; start (ours) brings a stopped city back',
+    async (t) => {
+      const s = await start(t);
+      const bare = join(s.root, 'bare');
+      mkdirSync(bare);
+      const none = await s.call('POST', '/v0/cities/register', { dir: bare });
+      t.equal(none.status, 422);
+      t.equal(
+        none.body.detail,
+        `invalid city directory: ${bare} is not a city directory (no city.toml found)`,
+      );
+      t.notOk(existsSync(join(bare, '.gc')), 'a refused register writes nothing');
+
+      const dir = join(s.root, 'iota');
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'city.toml'), '[workspace]\nname = "lab"\nstart_command = "x"\n');
+      const reg = await s.call('POST', '/v0/cities/register', { dir });
+      t.equal(reg.status, 202, JSON.stringify(reg.body));
+      const done = await waitForTerminal(s.log, reg.body.request_id);
+      t.equal(done.type, 'request.result.city.create');
+      t.match((await s.call('GET', '/v0/cities')).body.items, [{ name: 'lab', path: dir, running: true }]);
+      t.ok(existsSync(join(dir, '.gc', 'events.jsonl')), 'the runtime tree and log are completed');
+      const again = await s.call('POST', '/v0/cities/register', { dir });
+      t.equal(again.status, 409);
+      t.equal(again.body.detail, `conflict: city already registered with supervisor: lab (${dir})`);
+
+      t.equal((await s.call('POST', '/v0/city/nobody/start')).status, 404);
+      t.same(
+        (await s.call('POST', '/v0/city/lab/start')).body,
+        { status: 'ok' },
+        'a running city: ok at once',
+      );
+      await s.call('POST', '/v0/city/lab/stop');
+      const started = await s.call('POST', '/v0/city/lab/start');
+      t.same([started.status, started.body], [200, { status: 'ok' }]);
+      t.match((await s.call('GET', '/v0/cities')).body.items, [
+        { name: 'lab', running: true, status: 'running' },
+      ]);
+
+      const unreg = await s.call('POST', '/v0/city/lab/unregister');
+      await waitForTerminal(s.log, unreg.body.request_id);
+      // Registered again at once: the register waits for the unregistered city to leave, then the log goes on.
+      const back = await s.call('POST', '/v0/cities/register', { dir });
+      t.equal(back.status, 202, JSON.stringify(back.body));
+      t.equal((await waitForTerminal(s.log, back.body.request_id)).type, 'request.result.city.create');
+      t.match((await s.call('GET', '/v0/cities')).body.items, [{ name: 'lab', running: true }]);
+      const types = ((await s.call('GET', '/v0/city/lab/events')).body.items as Array<{ type: string }>).map(
+        (e) => e.type,
+      );
+      t.same(types.filter((x) => x === 'city.created').length, 2, 'one city.created per registration');
+      t.equal(
+        types.filter((x) => x === 'controller.started').length,
+        3,
+        'started, restarted, registered again',
+      );
+
+      // The log replays through both registrations: after a restart the city is registered and runs.
+      await s.close();
+      const restarted = await start(t, { root: s.root });
+      await eventually(
+        async () => (await restarted.call('GET', '/v0/cities')).body.items[0]?.running === true,
+      );
+      t.match((await restarted.call('GET', '/v0/cities')).body.items, [{ name: 'lab', path: dir }]);
+    },
+  );
 
   t.test('concurrent creates of one directory: one 202, the rest 409', async (t) => {
     const s = await start(t);
@@ -598,6 +641,8 @@ export function citiesSuite(t: Test, natsUrl: string | undefined): void {
       'get-v0-city-by-city-name-provider-readiness': 'GET /v0/city/{cityName}/provider-readiness',
       'post-v0-city-by-city-name-stop': 'POST /v0/city/{cityName}/stop',
       'post-v0-city-by-city-name-unregister': 'POST /v0/city/{cityName}/unregister',
+      'post-v0-city-by-city-name-start': 'POST /v0/city/{cityName}/start',
+      'post-v0-cities-register': 'POST /v0/cities/register',
     };
     for (const [id, route] of Object.entries(expected)) t.equal(ops.get(id), route, id);
     t.notOk(

@@ -162,7 +162,12 @@ t.test('stop and unregister record controller.stopped only for a controller that
 
   const unreg = run(cityMachine, up, [{ type: 'UNREGISTER' }, { type: 'STOPPED' }]);
   t.equal(unreg.snapshot.value, 'unregistered');
-  t.equal(unreg.snapshot.status, 'done');
+  const again = run(cityMachine, unreg.snapshot, [{ type: 'REGISTER' }]);
+  t.equal(leafState(again.snapshot.value), 'registered', 'an unregistered city may be registered again');
+  t.same(
+    again.records.map((r) => r.draft.type),
+    ['city.created'],
+  );
   t.same(
     unreg.records.map((r) => r.draft.type),
     ['city.unregister_requested', 'controller.stopped'],
