@@ -5,5 +5,6 @@ export { type MutationContext, SESSION_SERVICE, type SessionApi } from './sessio
 export { SessionService } from './sessionService.ts';
 export { SessionStream, type SessionStreamOptions } from './sessionStream.ts';
 export { sessionServiceFactory } from './startSessionService.ts';
+export { staleToolShims, writeToolShims } from './sessionEnv.ts';
 export { SessionTranscripts, transcriptFormat } from './transcript/sessionTranscripts.ts';
 export { sessionAgent, sessionAgents } from './transcript/subagents.ts';

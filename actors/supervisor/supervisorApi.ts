@@ -1,4 +1,9 @@
-import type { AsyncAcceptedResponse, CityCreateRequest, CityInfo } from '../../schemas/cities.ts';
+import type {
+  AsyncAcceptedResponse,
+  CityCreateRequest,
+  CityInfo,
+  CityRegisterRequest,
+} from '../../schemas/cities.ts';
 import type { Readiness } from './readiness.ts';
 
 /** A city as `GET /v0/cities` lists it (upstream CityInfo): this supervisor always says its status and phases. */
@@ -50,10 +55,7 @@ export interface SupervisorApi {
 }
 
 /** What `POST /v0/cities/register` asks: an existing city directory and, optionally, its registered name. */
-export interface RegisterCityInput {
-  dir: string;
-  name?: string | undefined;
-}
+export type RegisterCityInput = CityRegisterRequest;
 
 /** The supervisor's version (upstream reports its build's). */
 export const SUPERVISOR_VERSION = '0.1.0';

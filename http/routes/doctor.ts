@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { Type } from 'typebox';
-import { staleToolShims, writeToolShims } from '../../actors/sessions/sessionEnv.ts';
+import { staleToolShims, writeToolShims } from '../../actors/sessions/index.ts';
 import { CityNameParam, MutationHeaders } from '../../schemas/beadsCommon.ts';
 import {
   DoctorReportSchema,
