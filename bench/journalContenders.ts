@@ -39,7 +39,17 @@ export const BENCH_EVENT: JournalDraft = {
   type: 'bead.created',
   actor: 'bench',
   subject: 'gc-1',
-  payload: { bead: { id: 'gc-1', issue_type: 'task', title: 'a typical small payload' } },
+  // A whole bead as the store records one (status and created_at too): a payload that misses a field its
+  // schema requires goes through Value.Repair on every frame, which is what a replay then measures.
+  payload: {
+    bead: {
+      id: 'gc-1',
+      issue_type: 'task',
+      title: 'a typical small payload',
+      status: 'open',
+      created_at: '2026-01-01T00:00:00Z',
+    },
+  },
 };
 
 /**
