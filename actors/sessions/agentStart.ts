@@ -129,6 +129,13 @@ export async function agentStart(
   if (flag) metadata['gc.prompt_flag'] = flag;
   if (agent.nudge) metadata['gc.nudge'] = agent.nudge;
   Object.assign(metadata, lifecycleMetadata(cityDir, agent, setup, { ...process.env, ...env }));
+  if ((metadata[K.setup] || metadata[K.live]) && config.session?.setup_timeout !== undefined) {
+    try {
+      metadata[K.setupTimeoutMs] = String(parseDuration(String(config.session.setup_timeout)));
+    } catch {
+      // A bad duration: validate names it; the commands keep upstream's default.
+    }
+  }
   return { workDir, command, metadata };
 }
 

@@ -11,7 +11,7 @@ import type { CityConfig } from '../../schemas/cityToml.ts';
 import { findAgent } from './agentStart.ts';
 import { runSessionCommands } from './startSetup.ts';
 
-/** Upstream's `[session] setup_timeout` default: each command's limit. */
+/** Upstream's `[session] setup_timeout` default: each command's limit (the city's, when it sets one). */
 const SETUP_TIMEOUT_MS = 10_000;
 
 const jsonOf = (raw: string | undefined): unknown => {
@@ -60,7 +60,7 @@ export async function runUpCommands(
   const failures = await runSessionCommands(which === 'setup' ? 'session_setup' : 'session_live', commands, {
     cwd: s.workDir || process.cwd(),
     env: { ...process.env, ...env, GC_SESSION: s.sessionName },
-    timeoutMs: SETUP_TIMEOUT_MS,
+    timeoutMs: Number(s.meta[K.setupTimeoutMs]) || SETUP_TIMEOUT_MS,
   });
   for (const failure of failures)
     logger.warn(

@@ -100,10 +100,12 @@ export function unappliedProblems(c: ComposedConfig): ConfigProblem[] {
   return out;
 }
 
-/** Upstream `[session]` keys that are not this supervisor's thresholds (actors/sessions reads the rest). */
+/**
+ * Upstream `[session]` keys that are not this supervisor's thresholds (actors/sessions reads the rest;
+ * `setup_timeout` limits each pre_start, session_setup and session_live command: actors/sessions/agentStart.ts).
+ */
 const SESSION_KEYS_UNAPPLIED = [
   'socket',
-  'setup_timeout',
   'nudge_ready_timeout',
   'nudge_retry_interval',
   'nudge_lock_timeout',

@@ -81,6 +81,8 @@ export const K = {
   live: 'gc.session_live',
   /** Ours: the setup variables of those commands (JSON object); `{{.Session}}` is filled at start. */
   setupVars: 'gc.setup_vars',
+  /** Ours: each of those commands' limit (ms), from `[session] setup_timeout` when the city sets one. */
+  setupTimeoutMs: 'gc.setup_timeout_ms',
 } as const;
 
 export interface PendingRequest {

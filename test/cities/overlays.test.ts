@@ -201,3 +201,30 @@ t.test(
     });
   },
 );
+
+t.test(
+  '[session] setup_timeout reaches the post-start commands; a city without one keeps the default',
+  async (t) => {
+    const dir = t.testdir({
+      'city.toml':
+        '[workspace]\nname = "c"\n\n[session]\nsetup_timeout = "3s"\n\n' +
+        '[[agent]]\nname = "themed"\nprovider = "mock"\nsession_live = ["true"]\n\n' +
+        '[[agent]]\nname = "bare"\nprovider = "mock"\n',
+    });
+    const config = await effectiveConfigOf(dir, readFileSync(join(dir, 'city.toml'), 'utf8'));
+    t.notMatch(config.problems.map((p) => p.field ?? '').join(' '), /setup_timeout/, 'applied: no warning');
+    const start = (name: string) =>
+      agentStart(dir, config.city, findAgent(config.city, name)!, name, {
+        name,
+        provider: 'mock',
+        kind: 'agent',
+        command: 'true',
+      });
+    t.equal((await start('themed')).metadata['gc.setup_timeout_ms'], '3000');
+    t.equal(
+      (await start('bare')).metadata['gc.setup_timeout_ms'],
+      undefined,
+      'no commands: nothing to limit',
+    );
+  },
+);
