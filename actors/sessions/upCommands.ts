@@ -46,8 +46,8 @@ export const upCommandsOf = (s: SessionRecord, which: 'setup' | 'live'): string[
   expandFor(s, stringsOf(s.meta[which === 'setup' ? K.setup : K.live]));
 
 /**
- * Runs them (none fatal: a failure is logged, as upstream logs it). `env` is the session's environment;
- * `extra` what setup commands alone get (`GC_TMUX_SOCKET`).
+ * Runs them (none fatal: a failure is logged, as upstream logs it). `env` is the session's environment with
+ * what setup commands alone get (`GC_TMUX_SOCKET`).
  */
 export async function runUpCommands(
   s: SessionRecord,
