@@ -8,7 +8,7 @@ import type { CityActor } from './cityActor.ts';
 import { isInitialized, resolveCityDir, scaffoldCity, type Scaffold } from './cityScaffold.ts';
 import { InternalError, isGcError, UnavailableError, ValidationError } from '../runtime/errors.ts';
 import { CITY_INIT_FAILED } from './reconcile.ts';
-import { stepRunner } from './scaffoldSteps.ts';
+import { stepRunner, type StepRunner } from './scaffoldSteps.ts';
 import type { AsyncAccepted, CreateCityInput } from './supervisorApi.ts';
 import type { SupervisorCore } from './supervisorCore.ts';
 
@@ -145,15 +145,7 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
     return { request_id, event_cursor };
   } catch (err) {
     const message = `creating city at ${path}: ${(err as Error).message}`;
-    // Best effort: when the supervisor's log refuses this too, the reconciler fails the request later
-    // (it finds no city of that name).
-    if (request_id !== undefined)
-      await core.log.fail(request_id, CITY_INIT_FAILED, message).catch(() => undefined);
-    // Queued even after a registry write that overran: the registry applies its changes in order.
-    if (registering) await step('undo', () => core.registry.remove(name)).catch(() => undefined);
-    // The log is closed before its file goes, so a retried create opens a new one, never this one.
-    await city?.journal.close().catch(() => undefined);
-    await scaffold?.rollback().catch(() => undefined);
+    await undoCityCreate(core, step, message, { request_id, registered: registering, name, city, scaffold });
     if (isGcError(err)) throw err;
     // A full or read-only disk is an outage to retry after, not a bug: 503 like the journal's own appends.
     throw DISK_UNAVAILABLE.has((err as NodeJS.ErrnoException).code ?? '')
@@ -164,6 +156,26 @@ export async function createCity(core: SupervisorCore, input: CreateCityInput): 
     core.claims.release(path);
     core.wake();
   }
+}
+
+/**
+ * Undoes a create or register that failed part-way, each step best effort: fails its accepted request,
+ * removes its registry entry, closes its log, rolls its scaffold back.
+ */
+export async function undoCityCreate(
+  core: SupervisorCore,
+  step: StepRunner,
+  message: string,
+  done: { request_id?: string; registered: boolean; name: string; city?: CityActor; scaffold?: Scaffold },
+): Promise<void> {
+  // When the supervisor's log refuses this too, the reconciler fails the request later (no such city).
+  if (done.request_id !== undefined)
+    await core.log.fail(done.request_id, CITY_INIT_FAILED, message).catch(() => undefined);
+  // Queued even after a registry write that overran: the registry applies its changes in order.
+  if (done.registered) await step('undo', () => core.registry.remove(done.name)).catch(() => undefined);
+  // The log is closed before its file goes, so a retried create opens a new one, never this one.
+  await done.city?.journal.close().catch(() => undefined);
+  await done.scaffold?.rollback().catch(() => undefined);
 }
 
 /** File-system error codes that mean the disk cannot take writes right now (full, over quota, read-only). */

@@ -10,9 +10,8 @@ import {
   ValidationError,
 } from '../runtime/errors.ts';
 import type { CityActor } from './cityActor.ts';
-import { checkExistingCityToml } from './cityCreate.ts';
+import { checkExistingCityToml, undoCityCreate } from './cityCreate.ts';
 import { resolveCityDir, scaffoldCity, type Scaffold } from './cityScaffold.ts';
-import { CITY_INIT_FAILED } from './reconcile.ts';
 import { CITY_NAME } from './registry.ts';
 import { stepRunner } from './scaffoldSteps.ts';
 import type { AsyncAccepted, RegisterCityInput } from './supervisorApi.ts';
@@ -128,11 +127,7 @@ export async function registerCity(core: SupervisorCore, input: RegisterCityInpu
     return { request_id, event_cursor };
   } catch (err) {
     const message = `registering city at ${path}: ${(err as Error).message}`;
-    if (request_id !== undefined)
-      await core.log.fail(request_id, CITY_INIT_FAILED, message).catch(() => undefined);
-    if (registered) await step('undo', () => core.registry.remove(name)).catch(() => undefined);
-    await city?.journal.close().catch(() => undefined);
-    await scaffold?.rollback().catch(() => undefined);
+    await undoCityCreate(core, step, message, { request_id, registered, name, city, scaffold });
     if (isGcError(err)) throw err;
     throw new InternalError(message, { cause: err });
   } finally {
