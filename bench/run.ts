@@ -18,6 +18,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const SCENARIOS = [
   'journal',
   'events',
+  'supervisorStream',
   'create',
   'beads',
   'sessions',

@@ -73,6 +73,13 @@ export class MergedTail {
   #cursor: CompositeCursor | undefined;
   /** Bumped by every start: a head read of an earlier run must not start a follower in this one. */
   #run = 0;
+  /**
+   * The items read in this turn of the event loop, handed out together when it ends: with many logs each
+   * event would otherwise be its own batch, one write per member per event (issue 33's 100 cities).
+   */
+  #pending: MergedItem[] = [];
+  /** While a hand-out is scheduled: the cursor members have (the one `attach` and `release` use). */
+  #handed: CompositeCursor | undefined;
 
   constructor(options: MergedTailOptions) {
     this.#options = options;
@@ -84,6 +91,11 @@ export class MergedTail {
 
   /** The composite cursor of everything the tail delivered. */
   get cursor(): CompositeCursor {
+    return this.#handed ?? this.#position();
+  }
+
+  /** Where the tail has read to, the items not yet handed out included. */
+  #position(): CompositeCursor {
     return (this.#cursor ??= this.#tracker.format());
   }
 
@@ -104,6 +116,8 @@ export class MergedTail {
     this.#cursor = undefined;
     this.#pendingHeads = new Set(start.pendingHeads);
     this.#held = [];
+    this.#pending = [];
+    this.#handed = undefined;
     this.#supervisorTo = start.start.get(SUPERVISOR_LOG) ?? 0;
     this.#unlisten = this.#options.cities.onChange(() => this.#reconcile());
     this.#reconcile();
@@ -209,17 +223,27 @@ export class MergedTail {
     this.#cursor = undefined;
   }
 
-  /** Runs `arrive`, releases what no longer waits, and hands the batch to every member. */
+  /** Runs `arrive` and releases what no longer waits; the turn's items are handed out when it ends. */
   #deliver(arrive: (emit: (log: string, journal: Journal, event: JournalEvent) => void) => void): void {
-    const before = this.cursor;
-    const items: MergedItem[] = [];
+    const before = this.#position();
     const emit = (log: string, journal: Journal, event: JournalEvent): void => {
       this.#tracker.set(log, event.seq);
       this.#cursor = undefined;
-      items.push({ log, event, journal, cursor: this.cursor });
+      this.#pending.push({ log, event, journal, cursor: this.#position() });
     };
     arrive(emit);
     this.#releaseHeld(emit);
+    if (this.#handed !== undefined || this.#position() === before) return;
+    this.#handed = before;
+    setImmediate(() => this.#handOut());
+  }
+
+  /** Hands the turn's items to every member as one batch, then lets caught-up watchers rejoin. */
+  #handOut(): void {
+    const before = this.#handed!;
+    const items = this.#pending;
+    this.#pending = [];
+    this.#handed = undefined;
     if (items.length > 0) {
       const batch: MergedBatch = { items };
       for (const member of this.#members) {
@@ -228,7 +252,7 @@ export class MergedTail {
         member.release(before);
       }
     }
-    if (this.#watchers.size > 0 && this.cursor !== before) {
+    if (this.#watchers.size > 0) {
       const now = this.cursor;
       for (const watcher of [...this.#watchers]) if (watcher.cursor() === now) watcher.rejoin();
     }
