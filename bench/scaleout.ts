@@ -39,6 +39,7 @@ const SUBSCRIBERS = Number(args.subscribers);
 const EVENTS = Number(args.events);
 const TTL = Number(args.ttl);
 const ROUNDS = Number(args.rounds);
+const IDLE_MS = 10_000;
 /** Per fan-out run: the subscriber processes' CPU together, in % of one core (200 = both cores). */
 const clientCpu: number[] = [];
 const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
@@ -206,6 +207,14 @@ async function main(): Promise<void> {
     const costTwo = median(cpuPerFrame.two);
     await backend.close();
 
+    // What coordination costs with no traffic: both supervisors' CPU over an idle window (lease renewals,
+    // registry and owner reads, the replicas' idle consumers), the fixed term of the N-core projection.
+    progress(`idle: ${IDLE_MS} ms of coordination alone`);
+    const idleBefore = cpuMicros(a.child.pid) + cpuMicros(b.child.pid);
+    await sleep(IDLE_MS);
+    const idleCpuMsPerS =
+      Math.round(((cpuMicros(a.child.pid) + cpuMicros(b.child.pid) - idleBefore) / IDLE_MS) * 100) / 100;
+
     progress('failover: SIGKILL the owner');
     const killedAt = performance.now();
     a.child.kill('SIGKILL');
@@ -265,6 +274,8 @@ async function main(): Promise<void> {
     const details = {
       // What two supervisors would serve with a core each, from the CPU each frame costs (this box has two
       // cores for everything: subscribers, NATS and both supervisors, so the throughput ratio is capped).
+      coordination_idle_cpu_ms_per_s_two_supervisors: idleCpuMsPerS,
+      leases_held: 2,
       capacity_ratio_two_vs_one_by_cpu: Math.round(((2 * costOne) / costTwo) * 100) / 100,
       supervisor_cpu_us_per_frame: cpuPerFrame,
       subscribers: SUBSCRIBERS,
