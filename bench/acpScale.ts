@@ -26,7 +26,7 @@ import { runInNewContext } from 'node:vm';
 import { pino } from 'pino';
 import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
 import type { CityServiceFactory } from '../actors/runtime/cityServices.ts';
-import { beadStoreService } from '../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../actors/beads/index.ts';
 import type { SessionService } from '../actors/sessions/sessionService.ts';
 import { sessionServiceFactory } from '../actors/sessions/startSessionService.ts';
 import { runSupervisor, type RunningSupervisor } from '../http/main.ts';

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { chromium } from 'playwright-core';
 import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
-import { beadStoreService } from '../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../actors/beads/index.ts';
 import { ActorInspection } from '../actors/inspect/actorInspection.ts';
 import { runSupervisor, type RunningSupervisor } from '../http/main.ts';
 import { fakeHost, waitForTerminal } from '../test/helpers/supervisor.ts';

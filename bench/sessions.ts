@@ -30,7 +30,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
 import type { CityServiceFactory } from '../actors/runtime/cityServices.ts';
-import { beadStoreService } from '../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../actors/beads/index.ts';
 import { mockAgentCommand } from '../actors/sessions/runtime/presets.ts';
 import { hasReadyLine } from '../actors/sessions/runtime/screen.ts';
 import type { SessionService } from '../actors/sessions/sessionService.ts';

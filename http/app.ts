@@ -2,31 +2,17 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppDeps } from './deps.ts';
+import { FAMILIES } from './families.ts';
+import type { ServedFamily } from './family.ts';
 import { newRequestId, registerMiddleware } from './middleware.ts';
 import { errorHandler, problem, sendProblem, toProblem } from './problem.ts';
 import { actorRoutes } from './routes/actors.ts';
-import { agentRoutes } from './routes/agents.ts';
-import { beadRoutes } from './routes/beads.ts';
 import { cityRoutes } from './routes/cities.ts';
-import { configSurfaceRoutes } from './routes/configSurface.ts';
-import { convoyRoutes } from './routes/convoys.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { eventRoutes } from './routes/events.ts';
-import { extmsgRoutes } from './routes/extmsg.ts';
-import { formulaRoutes } from './routes/formulas.ts';
 import { healthRoutes } from './routes/health.ts';
-import { mailRoutes } from './routes/mail.ts';
-import { maintenanceRoutes } from './routes/maintenance.ts';
 import { openapiRoutes } from './routes/openapi.ts';
 import { doctorRoutes } from './routes/doctor.ts';
-import { orderRoutes } from './routes/orders.ts';
-import { serviceRoutes } from './routes/services.ts';
-import { sessionRoutes } from './routes/sessions.ts';
-import { sessionPendingRoutes } from './routes/sessionPending.ts';
-import { sessionStreamRoutes } from './routes/sessionStream.ts';
-import { sessionTranscriptRoutes } from './routes/sessionTranscript.ts';
-import { slingRoutes } from './routes/sling.ts';
-import { workflowRoutes } from './routes/workflows.ts';
 import { SUPERVISOR_VERSION } from '../actors/supervisor/supervisorApi.ts';
 import { withUpstreamNames } from './openapiNames.ts';
 import { withProblemResponses } from './openapiProblems.ts';
@@ -50,8 +36,13 @@ type SerializerFactory = CompilersFactory['buildSerializer'];
 /**
  * Builds the control plane's Fastify app without listening (tests `inject` into it; `main.ts` listens).
  * Unknown body fields are rejected, not stripped: Fastify's default Ajv would silently drop them.
+ * `families` are the families whose routes it serves beside the supervisor's own (default: all of them).
  */
-export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}): Promise<App> {
+export async function buildApp(
+  deps: AppDeps,
+  options: FastifyServerOptions = {},
+  families: readonly ServedFamily[] = FAMILIES,
+): Promise<App> {
   const app = Fastify({
     logger: false,
     genReqId: newRequestId,
@@ -112,23 +103,8 @@ export async function buildApp(deps: AppDeps, options: FastifyServerOptions = {}
     healthRoutes(scope, deps);
     cityRoutes(scope, deps);
     eventRoutes(scope, deps);
-    beadRoutes(scope, deps);
-    mailRoutes(scope, deps);
-    convoyRoutes(scope, deps);
-    sessionRoutes(scope, deps);
-    agentRoutes(scope, deps);
-    sessionTranscriptRoutes(scope, deps);
-    sessionStreamRoutes(scope, deps);
-    sessionPendingRoutes(scope, deps);
-    extmsgRoutes(scope, deps);
-    formulaRoutes(scope, deps);
-    configSurfaceRoutes(scope, deps);
-    workflowRoutes(scope, deps);
-    orderRoutes(scope, deps);
+    for (const family of families) family.routes(scope, deps);
     doctorRoutes(scope, deps);
-    slingRoutes(scope, deps);
-    serviceRoutes(scope, deps);
-    maintenanceRoutes(scope, deps);
     openapiRoutes(scope);
     actorRoutes(scope, deps);
     dashboardRoutes(scope);

@@ -10,6 +10,8 @@ import { ActorView, connectStatelyInspector } from '../actors/inspect/index.ts';
 import { createLogger } from '../actors/runtime/logger.ts';
 import { Supervisor, type SupervisorOptions } from '../actors/supervisor/supervisor.ts';
 import { buildApp } from './app.ts';
+import { FAMILIES } from './families.ts';
+import { servicesOf, type ServedFamily } from './family.ts';
 
 // `gc supervisor run` merges its flags through the same function the supervisor uses, and imports only this module.
 export { loadConfig } from '../actors/supervisor/supervisorConfig.ts';
@@ -35,6 +37,11 @@ export interface RunSupervisorOptions extends Omit<SupervisorOptions, 'logger'> 
    * bridge of `@statelyai/inspect/server`); every actor's creation and transitions are sent there.
    */
   inspect?: string | undefined;
+  /**
+   * The families it serves: their city services (unless `services` is given) and their routes (default
+   * `FAMILIES`, every family of the build).
+   */
+  families?: readonly ServedFamily[];
 }
 
 /** `$GC_HOME/supervisor.json`: `{pid, url}` of the running supervisor; the CLI finds the API through it. */
@@ -68,7 +75,12 @@ export async function runSupervisor(
   const backend = openJournalBackend(config, logger);
   let supervisor: Supervisor | undefined;
   try {
-    supervisor = await Supervisor.start(config, backend, { ...options, logger });
+    const { families = FAMILIES, ...supervisorOptions } = options;
+    supervisor = await Supervisor.start(config, backend, {
+      ...supervisorOptions,
+      services: supervisorOptions.services ?? servicesOf(families),
+      logger,
+    });
     if (options.inspect) {
       supervisor.inspection.attachInspector(await connectStatelyInspector(options.inspect, { logger }));
       logger.info({ url: options.inspect }, 'sending actor inspection events to the XState inspector');
@@ -89,6 +101,7 @@ export async function runSupervisor(
         ...(supervisor.cluster ? { cluster: supervisor.cluster.routing(config.forward) } : {}),
       },
       { loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) },
+      families,
     );
     await app.listen({ host: config.bind, port: config.port });
     const address = app.server.address();

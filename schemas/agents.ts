@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { nullableArray } from './beadsCommon.ts';
 import { named } from './named.ts';
-import { PaginationInfo } from './sessionTranscript.ts';
+import { OutputTurn, PaginationInfo } from './sessionTranscript.ts';
+
+export { OutputTurn };
 
 /**
  * The agent family's wire shapes (upstream's names, fields and requiredness; our descriptions). Each named
@@ -151,17 +153,6 @@ export const AgentUpdateQualifiedInputBody = named(
 );
 export type AgentUpdateQualifiedInputBody = Static<typeof AgentUpdateQualifiedInputBody>;
 
-/** Upstream OutputTurn: one turn of a conversation, or the whole screen (`role: output`). */
-export const OutputTurn = named(
-  Type.Object(
-    {
-      role: Type.String({ description: 'user, assistant, … or `output` for a screen.' }),
-      text: Type.String(),
-      timestamp: Type.Optional(Type.String({ description: 'When the turn was written (RFC 3339).' })),
-    },
-    { $id: 'OutputTurn', title: 'OutputTurn', additionalProperties: false },
-  ),
-);
 export type OutputTurn = Static<typeof OutputTurn>;
 
 /** Upstream PaginationInfo, one schema with the session transcripts' (an agent's output is its session's). */

@@ -119,12 +119,54 @@ export const OUR_EVENT_PAYLOADS = {
 export const PAYLOAD_REFS = { SubmitIntent, SubmissionCapabilities, SessionResponse };
 
 /**
- * Every type we write with a typed draft and decode at replay: upstream's registered types and ours, with
- * the stored-record schemas where the wire's payload is a whole resource (schemas/storedEventPayloads.ts).
+ * The event types a family brings from its own schemas file, beside the catalogue above: the family declares
+ * their payload schemas' types here by declaration merging and registers the schemas themselves, at that
+ * file's top level, with `registerFamilyEvents` (so whatever imports the family's schemas has them). They are
+ * ours, like `OUR_EVENT_PAYLOADS`: typed drafts and decoded replays, Custom events on the wire, served only
+ * with `include=internal`.
+ *
+ * @example
+ * declare module './eventCatalog.ts' {
+ *   interface FamilyEventCatalog {
+ *     'widget.made': typeof WidgetMadePayload;
+ *   }
+ * }
+ * registerFamilyEvents({ 'widget.made': WidgetMadePayload });
  */
-export const EVENT_CATALOG = { ...EVENT_PAYLOADS, ...STORED_PAYLOADS, ...OUR_EVENT_PAYLOADS };
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the families' declarations
+export interface FamilyEventCatalog {}
+
+const CORE_CATALOG = { ...EVENT_PAYLOADS, ...STORED_PAYLOADS, ...OUR_EVENT_PAYLOADS };
+
+/**
+ * Every type we write with a typed draft and decode at replay: upstream's registered types and ours, with
+ * the stored-record schemas where the wire's payload is a whole resource (schemas/storedEventPayloads.ts),
+ * and the families' own once their schemas file has registered them.
+ */
+export const EVENT_CATALOG = { ...CORE_CATALOG } as typeof CORE_CATALOG & FamilyEventCatalog;
 export type Catalog = typeof EVENT_CATALOG;
 export type CatalogEventType = keyof Catalog;
+
+const ourTypes = new Set<string>(Object.keys(OUR_EVENT_PAYLOADS));
+/** Our types (the catalogue's part upstream lacks), the families' registered ones included. */
+export const OUR_EVENT_TYPES: ReadonlySet<string> = ourTypes;
+
+/**
+ * Adds a family's event types to the catalogue (see `FamilyEventCatalog`). Registering the same schema again
+ * is a no-op (a module evaluated twice); a type the catalogue already has with another schema throws: two
+ * families, or a family and the core, would decode one record two ways.
+ */
+export function registerFamilyEvents(events: Readonly<Record<string, NamedSchema>>): void {
+  for (const [type, schema] of Object.entries(events)) {
+    // By reflection: the catalogue's type knows only the types declared (the family's included).
+    const known: unknown = Reflect.get(EVENT_CATALOG, type);
+    if (known === schema) continue;
+    if (known !== undefined) throw new Error(`event type ${type} is already in the catalogue`);
+    Reflect.set(EVENT_CATALOG, type, schema);
+    ourTypes.add(type);
+  }
+}
+
 /** The payload of a catalogue type, as its schema types it. */
 export type PayloadOf<K extends CatalogEventType> = Static<Catalog[K]>;
 

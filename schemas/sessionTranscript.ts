@@ -7,19 +7,21 @@ import { named } from './named.ts';
  * the transcript page, the session stream's frames, pending interactions and the sub-agents of a session.
  */
 
-/** Upstream OutputTurn: one displayed turn of a conversation. */
+/**
+ * Upstream OutputTurn: one turn of a conversation, or the whole screen (`role: output`). The one definition
+ * of the component: the agents' output and the sessions' transcripts both answer with it.
+ */
 export const OutputTurn = named(
   Type.Object(
     {
-      role: Type.String({ description: 'user, assistant, system, result (or output for a screen).' }),
-      text: Type.String({ description: 'The turn as text: tool calls as [Name], results as [result] …' }),
-      timestamp: Type.Optional(Type.String({ description: 'When the entry was written (RFC 3339).' })),
+      role: Type.String({ description: 'user, assistant, … or `output` for a screen.' }),
+      text: Type.String(),
+      timestamp: Type.Optional(Type.String({ description: 'When the turn was written (RFC 3339).' })),
     },
     { $id: 'OutputTurn', title: 'OutputTurn', additionalProperties: false },
   ),
 );
 
-/** Upstream PaginationInfo. */
 export const PaginationInfo = named(
   Type.Object(
     {

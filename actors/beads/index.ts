@@ -10,6 +10,7 @@ export { readSnapshot, writeSnapshot, captureSnapshot, type SnapshotAnchor } fro
 export { requestHash } from './idempotency.ts';
 export {
   BEAD_SERVICE,
+  beadStoreService,
   startBeadService,
   type BeadService,
   type BeadServiceOptions,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { CityServiceFactory } from '../runtime/cityServices.ts';
 import type { Journal } from '../runtime/journal/journal.ts';
 import { defaultLogger, type Logger } from '../runtime/logger.ts';
 import { idPrefixFor } from '../../machines/beads/ids.ts';
@@ -117,3 +118,10 @@ function snapshotPolicy(path: string, option: BeadServiceOptions['snapshot']): S
     min: option?.min ?? 10_000,
   };
 }
+
+/** The city's bead store, started in the `starting_bead_store` phase (`LiveCity.services.beads`). */
+export const beadStoreService: CityServiceFactory<typeof BEAD_SERVICE> = {
+  name: BEAD_SERVICE,
+  phase: 'starting_bead_store',
+  start: (city) => startBeadService(city, city.logger ? { logger: city.logger } : {}),
+};

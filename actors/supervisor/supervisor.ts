@@ -5,7 +5,6 @@ import { CityActor } from './cityActor.ts';
 import { closeDeparted, detachCity, readerBackend } from './cityDetach.ts';
 import { CityOpClaims } from './cityOpClaims.ts';
 import { createCity } from './cityCreate.ts';
-import { DEFAULT_CITY_SERVICES } from './defaultCityServices.ts';
 import { EventClock } from '../runtime/eventClock.ts';
 import { ActorInspection } from '../inspect/index.ts';
 import type { CityServiceFactory } from '../runtime/cityServices.ts';
@@ -45,7 +44,10 @@ import { SupervisorLog } from './supervisorLog.ts';
 export interface SupervisorOptions {
   /** The host as readiness probes and creates see it (default: the real one; `home` resolves relative dirs). */
   host?: HostProbe;
-  /** Per-city services started in the startup phases (default `DEFAULT_CITY_SERVICES`: the bead store). */
+  /**
+   * Per-city services started in the startup phases (default none; a served supervisor starts its families'
+   * services, `servicesOf(FAMILIES)` from http/families.ts).
+   */
   services?: readonly CityServiceFactory[];
   /** Executables a create needs on the host (default `HARD_DEPENDENCIES`). */
   hardDependencies?: readonly string[];
@@ -116,7 +118,7 @@ export class Supervisor implements SupervisorApi, SupervisorCore {
     this.startedAt = this.now();
     this.newRequestId = options.newRequestId ?? newAsyncRequestId;
     this.readiness = new Readiness(options.host ?? systemHostProbe(), () => this.now().getTime());
-    this.services = options.services ?? DEFAULT_CITY_SERVICES;
+    this.services = options.services ?? [];
     this.hardDependencies = options.hardDependencies ?? HARD_DEPENDENCIES;
     this.#stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.live = new LiveCities(log.journal, { release: closeDeparted });

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { agentServiceFactory } from '../../actors/agents/startAgentService.ts';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
 import {

@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { sessionServiceFactory, type SessionService } from '../../actors/sessions/index.ts';
-import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
+import { linkedConfigService } from '../../actors/supervisor/linkedConfigService.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 t.test('a hand edit reaches the running city, or validate names the key that needs a restart', async (t) => {

@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
+import { linkedConfigService } from '../../actors/supervisor/linkedConfigService.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe' });

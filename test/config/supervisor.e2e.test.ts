@@ -6,7 +6,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService, linkedConfigService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
+import { linkedConfigService } from '../../actors/supervisor/linkedConfigService.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
 t.test('parallel PATCHes and a hand edit, through a running supervisor', async (t) => {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { ActorInspection, type InspectorTarget } from '../../actors/inspect/actorInspection.ts';
 import { contextSummary } from '../../actors/inspect/contextSummary.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { loadConfig } from '../../actors/supervisor/supervisorConfig.ts';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import { runSupervisor, type RunningSupervisor } from '../../http/main.ts';
 import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';

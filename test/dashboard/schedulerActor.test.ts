@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { EventObject } from 'xstate';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { formulaServiceFactory } from '../../actors/formulas/startFormulaService.ts';
 import { orderServiceFactory } from '../../actors/orders/startOrderService.ts';
 import type { ActorEntry } from '../../schemas/actors.ts';

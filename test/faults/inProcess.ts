@@ -5,6 +5,8 @@ import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts'
 import type { JournalBackend } from '../../actors/runtime/journal/journal.ts';
 import { Supervisor } from '../../actors/supervisor/supervisor.ts';
 import { buildApp, type App } from '../../http/app.ts';
+import { FAMILIES } from '../../http/families.ts';
+import { servicesOf } from '../../http/family.ts';
 import { fakeHost } from '../helpers/supervisor.ts';
 import { sleep } from './kit.ts';
 
@@ -46,7 +48,10 @@ export async function inProcessSupervisor(
   mkdirSync(home, { recursive: true });
   const config = loadConfig({ GC_HOME: gcHome, GC_PORT: '0', GC_BIND: '127.0.0.1', GC_TICK: '200ms' });
   const backend = opts.backend ?? new FileJournalBackend();
-  const supervisor = await Supervisor.start(config, backend, { host: fakeHost(home) });
+  const supervisor = await Supervisor.start(config, backend, {
+    host: fakeHost(home),
+    services: servicesOf(FAMILIES),
+  });
   const app = await buildApp({
     config,
     cities: supervisor.live,

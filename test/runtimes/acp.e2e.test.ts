@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import { openSse, type SseClient, type SseFrame } from '../helpers/sse.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';

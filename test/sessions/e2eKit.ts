@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
 import { openSse } from '../helpers/sse.ts';

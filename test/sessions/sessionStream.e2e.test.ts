@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { beadStoreService } from '../../actors/supervisor/defaultCityServices.ts';
+import { beadStoreService } from '../../actors/beads/index.ts';
 import { sessionServiceFactory } from '../../actors/sessions/startSessionService.ts';
 import { tmuxSocketFor } from '../../schemas/sessionRuntime.ts';
 import { openSse, type SseClient, type SseFrame } from '../helpers/sse.ts';

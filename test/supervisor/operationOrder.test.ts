@@ -8,6 +8,8 @@ import { FileJournalBackend } from '../../actors/runtime/journal/fileJournal.ts'
 import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { Supervisor, type SupervisorOptions } from '../../actors/supervisor/supervisor.ts';
 import { supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
+import { FAMILIES } from '../../http/families.ts';
+import { servicesOf } from '../../http/family.ts';
 import { refusingBackend } from '../helpers/refusingBackend.ts';
 import { eventually, fakeHost, startTestSupervisor, waitForTerminal } from '../helpers/supervisor.ts';
 
@@ -115,7 +117,10 @@ t.test(
 
     const backend = new FileJournalBackend();
     const config = loadConfig({ GC_HOME: gcHome, GC_PORT: '0', GC_TICK: '200ms' });
-    const sup = await Supervisor.start(config, backend, { host: fakeHost(home) });
+    const sup = await Supervisor.start(config, backend, {
+      host: fakeHost(home),
+      services: servicesOf(FAMILIES),
+    });
     t.teardown(async () => {
       await sup.close();
       await backend.close();
@@ -133,7 +138,10 @@ t.test('the city log refuses city.created: 503, the request failed, nothing left
   const refused = new Set<string>(['city.created']);
   const backend = refusingBackend(new FileJournalBackend(), (_log, draft) => refused.has(draft.type));
   const config = loadConfig({ GC_HOME: gcHome, GC_PORT: '0', GC_TICK: '200ms' });
-  const sup = await Supervisor.start(config, backend, { host: fakeHost(home) });
+  const sup = await Supervisor.start(config, backend, {
+    host: fakeHost(home),
+    services: servicesOf(FAMILIES),
+  });
   t.teardown(async () => {
     await sup.close();
     await backend.close();

@@ -8,6 +8,8 @@ import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { MemoryJournalBackend } from '../../actors/runtime/journal/memoryJournal.ts';
 import { Supervisor, type SupervisorOptions } from '../../actors/supervisor/supervisor.ts';
 import { supervisorLogFile } from '../../actors/supervisor/supervisorLog.ts';
+import { FAMILIES } from '../../http/families.ts';
+import { servicesOf } from '../../http/family.ts';
 import { eventually, fakeHost, gate, gatedService } from '../helpers/supervisor.ts';
 
 /**
@@ -23,6 +25,7 @@ function world() {
   const start = (options: SupervisorOptions = {}) =>
     Supervisor.start(config, new MemoryJournalBackend(store), {
       host: fakeHost(join(root, 'home')),
+      services: servicesOf(FAMILIES),
       ...options,
     });
   const supLog = () => store.get(supervisorLogFile(home)) ?? [];

@@ -1,5 +1,5 @@
 import { SUPERVISOR_LOG, type JournalEvent } from '../journal/journal.ts';
-import { OUR_EVENT_PAYLOADS } from '../../../schemas/eventCatalog.ts';
+import { OUR_EVENT_TYPES } from '../../../schemas/eventCatalog.ts';
 
 /**
  * Which recorded events the event routes serve. The supervisor keeps bookkeeping records upstream never
@@ -15,9 +15,9 @@ export type EventFilter = (log: string, event: JournalEvent) => boolean;
 /**
  * Every type we record that upstream's catalog lacks (our part of the catalogue): the durable acceptance of
  * an async request (on the supervisor log for cities, on a city's log for its sessions), and the clean-stop
- * marker `supervisor.started.previous_exit` is derived from.
+ * marker `supervisor.started.previous_exit` is derived from, and the families' own (registerFamilyEvents).
  */
-export const INTERNAL_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(OUR_EVENT_PAYLOADS));
+export const INTERNAL_EVENT_TYPES: ReadonlySet<string> = OUR_EVENT_TYPES;
 
 /**
  * True for the supervisor's own bookkeeping: an internal type on `__supervisor__`, which only the
