@@ -15,10 +15,10 @@
  * Effects: child processes and temp dirs, removed at the end.
  */
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { cpuMs } from './procCpu.ts';
 import { cityLogFile } from '../actors/supervisor/cityActor.ts';
 import { JetStreamJournalBackend } from '../actors/runtime/journal/jetstreamJournal.ts';
 import type { JournalDraft } from '../actors/runtime/journal/journal.ts';
@@ -46,12 +46,8 @@ const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floo
 const TOKEN = 'bench-token';
 const progress = (msg: string): void => void process.stderr.write(`scaleout: ${msg}\n`);
 
-/** CPU time (user + system) a process has used so far, in µs, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMicros(pid: number | undefined): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
+/** CPU time (user + system) a process has used so far, in µs (0 where /proc cannot tell). */
+const cpuMicros = (pid: number | undefined): number => (cpuMs(pid) ?? 0) * 1000;
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(base + path, {

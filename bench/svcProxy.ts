@@ -20,13 +20,13 @@
  * Effects: a child process (the supervisor, which spawns the service), loopback and unix sockets.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { quantile } from './journalKit.ts';
+import { cpuMs } from './procCpu.ts';
 
 const quick = Boolean(process.env.BENCH_QUICK);
 const sizes = {
@@ -75,14 +75,6 @@ async function startServer(): Promise<{
         child.kill('SIGTERM');
       }),
   };
-}
-
-/** CPU time (user + system, ms) a process has used, from /proc (Linux); undefined elsewhere. */
-function cpuMs(pid: number): number | undefined {
-  const file = `/proc/${pid}/stat`;
-  if (!existsSync(file)) return undefined;
-  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks of 10 ms
 }
 
 /** CPU µs per request of the client (this process), the supervisor and the service over `work`. */
@@ -213,7 +205,7 @@ try {
   const rounds = { proxy: [] as number[], direct: [] as number[], bare: [] as number[] };
   const pids = { supervisor: server.pid, service: server.servicePid };
   type Cpu = Awaited<ReturnType<typeof cpuPerRequest>>;
-  const cpu: { proxy: Cpu[]; direct: Cpu[] } = { proxy: [], direct: [] };
+  const cpu: { proxy: Cpu[]; direct: Cpu[]; bare: Cpu[] } = { proxy: [], direct: [], bare: [] };
   for (let i = 0; i < 3; i++) {
     const d = await cpuPerRequest(pids, sizes.requests, () =>
       throughput(direct, sizes.requests, sizes.window),
@@ -221,7 +213,14 @@ try {
     const p = await cpuPerRequest(pids, sizes.requests, () =>
       throughput(viaProxy, sizes.requests, sizes.window),
     );
-    const b = await throughput(viaBare, sizes.requests, sizes.window);
+    // The bare proxy's process in the supervisor's place: the CPU the same hops cost without the supervisor.
+    const bareCpu = await cpuPerRequest(
+      { supervisor: bare.pid, service: server.servicePid },
+      sizes.requests,
+      () => throughput(viaBare, sizes.requests, sizes.window),
+    );
+    const b = bareCpu.rps;
+    cpu.bare.push(bareCpu);
     rounds.bare.push(b);
     rounds.direct.push(d.rps);
     rounds.proxy.push(p.rps);
@@ -239,7 +238,7 @@ try {
     const v = xs.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
     return v.length === 0 ? undefined : v[Math.floor(v.length / 2)];
   };
-  const cpuOf = (side: 'proxy' | 'direct') => ({
+  const cpuOf = (side: 'proxy' | 'direct' | 'bare') => ({
     client_us: med(cpu[side].map((c) => c.client)),
     supervisor_us: med(cpu[side].map((c) => c.supervisor)),
     service_us: med(cpu[side].map((c) => c.service)),
@@ -342,7 +341,8 @@ try {
       },
       ratio: round(proxyRps / directRps),
       ratio_to_bare_proxy: round(proxyRps / bareRps),
-      cpu_per_request: { proxy: cpuOf('proxy'), direct: cpuOf('direct') },
+      // `supervisor_us` of `bare` is the bare proxy's process: CPU per request, the proxy against the floor.
+      cpu_per_request: { proxy: cpuOf('proxy'), direct: cpuOf('direct'), bare: cpuOf('bare') },
     }) + '\n',
   );
 } finally {

@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { tmuxSocketFor } from '../schemas/sessionRuntime.ts';
+import { cpuMs } from './procCpu.ts';
 
 const quick = Boolean(process.env.BENCH_QUICK);
 const { values: args } = parseArgs({
@@ -238,6 +239,7 @@ try {
       ((await call('POST', `/v0/city/${CITY}/beads`, { title: `Task ${i}` })).body as { id: string }).id,
     );
   }
+  const supCpu0 = cpuMs(sup?.pid);
   const loopStarted = performance.now();
   for (const id of ids) {
     const r = await call('POST', `/v0/city/${CITY}/sling`, { target: 'polecat', bead: id });
@@ -251,6 +253,9 @@ try {
     await new Promise((r) => setTimeout(r, 250));
   }
   const loopMs = performance.now() - loopStarted;
+  const supCpu = (cpuMs(sup?.pid) ?? 0) - (supCpu0 ?? 0);
+  const rejected = (await call('GET', `/v0/city/${CITY}/events?type=bead.claim_rejected&limit=10000`))
+    .body as { items: unknown[] };
   const events = (await call('GET', `/v0/city/${CITY}/events?type=bead.closed&limit=1000`)).body as {
     items: { subject?: string }[];
   };
@@ -314,6 +319,9 @@ try {
       beads: BEADS,
       agents: AGENTS,
       closed_once: closedOnce,
+      // Where the loop's time goes: the supervisor's own CPU over it, and the claims lost to a race.
+      loop_supervisor_cpu_ms: Math.round(supCpu),
+      loop_claims_rejected: rejected.items.length,
       figures,
     }) + '\n',
   );

@@ -48,6 +48,8 @@ class ResponseWriter implements Dispatcher.DispatchHandler {
   #gone = false;
   /** Something of the body (or its end) was written: the headers went out with it. */
   #wrote = false;
+  /** undici's resume of a paused answer (see onData). */
+  #resume: (() => void) | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -68,25 +70,34 @@ class ResponseWriter implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     const res = this.res;
+    this.#resume = resume;
     // A flat [name, value, …] list: writeHead keeps repeated names as they came.
     const out: string[] = ['X-GC-Request-Id', this.requestId];
+    let sized = false;
     for (let i = 0; i < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!.toString('latin1');
-      if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, rawHeaders[i + 1]!.toString('latin1'));
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower)) continue;
+      if (lower === 'content-length') sized = true;
+      out.push(name, rawHeaders[i + 1]!.toString('latin1'));
     }
     res.writeHead(statusCode, out);
-    res.on('drain', resume);
-    // The headers go out with the first chunk of the body, in one write, when it came with them (a small
-    // answer does); else (an SSE stream, a slow body) on their own before the loop waits for more.
-    setImmediate(() => {
-      if (!this.#wrote && !res.destroyed) res.flushHeaders();
-    });
+    // A sized answer (a small one comes whole with its headers) sends them with its first chunk, in one write.
+    // Any other (an SSE stream, a chunked body) sends them on their own before the loop waits for more, so a
+    // stream's client sees its status at once.
+    if (!sized)
+      setImmediate(() => {
+        if (!this.#wrote && !res.destroyed) res.flushHeaders();
+      });
     return true;
   }
 
   onData(chunk: Buffer): boolean {
     this.#wrote = true;
-    return this.res.write(chunk);
+    if (this.res.write(chunk)) return true;
+    // `res` is full: undici pauses until it drains (a listener only then, not on every answer).
+    this.res.once('drain', this.#resume!);
+    return false;
   }
 
   onComplete(): void {
