@@ -4,6 +4,12 @@
 // directory is a git repository), mails a report (`gc mail send`), closes it (`bd close <id>`), and goes on;
 // with no work it idles and asks again after a while.
 //
+// A claim lost to another worker (the pool's hook shows every idle member the same first bead, and identical
+// scripted steps keep the members in step) is followed, as an agent told "if the claim fails, take another"
+// does, by a look at all the ready work routed to its template (`bd ready --metadata-field
+// gc.routed_to=<template> --unassigned --json`) and a claim of the one at its own place in that list (a slot
+// fixed by the session's name), so that members who lost together try different beads, not the same next one.
+//
 // Knobs (environment): GC_MOCK_REPORT_TO (default mayor), GC_MOCK_WORK_MS (time a step takes, default 0),
 // GC_MOCK_POLL_MS (idle re-check, default 1000), GC_MOCK_MAX_BEADS (stop asking after n beads).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,11 +18,22 @@ import { runHooks, sh, workItems } from './hooks.mjs';
 
 const q = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
 
+/** 0…9, the same for a session every time (a string hash of its name). */
+const slotOf = (name) => {
+  let h = 0;
+  for (const c of String(name)) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h % 10;
+};
+
+/** The most claims a round tries after a lost one before asking the hook again. */
+const RETRIES = 3;
+
 export function startWorker({ cwd, env, hooks, say, log, onIdle }) {
   const reportTo = env.GC_MOCK_REPORT_TO || 'mayor';
   const workMs = Number(env.GC_MOCK_WORK_MS || 0);
   const pollMs = Number(env.GC_MOCK_POLL_MS || 1000);
   const max = Number(env.GC_MOCK_MAX_BEADS || Infinity);
+  const slot = slotOf(env.GC_SESSION_NAME || env.GC_SESSION_ID || cwd);
   let done = 0;
   let stopped = false;
 
@@ -31,10 +48,28 @@ export function startWorker({ cwd, env, hooks, say, log, onIdle }) {
     }
   }
 
+  /** Another ready bead routed to this session's template: the one at its slot in the list. */
+  async function another() {
+    const template = env.GC_TEMPLATE;
+    if (!template) return undefined;
+    const r = await sh(
+      `bd ready --metadata-field ${q(`gc.routed_to=${template}`)} --unassigned --json`,
+      cwd,
+      env,
+    );
+    if (r.code !== 0) return undefined;
+    try {
+      const items = JSON.parse(r.stdout);
+      return Array.isArray(items) && items.length > 0 ? items[slot % items.length] : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function work(item) {
     const id = item.id;
     const claim = await sh(`bd update ${q(id)} --claim`, cwd, env);
-    if (claim.code !== 0) return false;
+    if (claim.code !== 0) return 'lost';
     log(`[work] claimed ${id}`);
     mkdirSync(join(cwd, 'mock-work'), { recursive: true });
     writeFileSync(join(cwd, 'mock-work', `${id}.txt`), `${item.title}\n`);
@@ -60,7 +95,16 @@ export function startWorker({ cwd, env, hooks, say, log, onIdle }) {
     while (!stopped && done < max) {
       const item = await nextItem();
       if (!item) break;
-      if (await work(item)) done++;
+      let outcome = await work(item);
+      for (let i = 0; outcome === 'lost' && i < RETRIES; i++) {
+        const next = await another();
+        if (!next) break;
+        outcome = await work(next);
+      }
+      if (outcome === true) done++;
+      // Lost every claim tried: the work it was shown is someone else's; ask again after the idle pause
+      // rather than at once (a custom work query may keep showing a taken bead).
+      else if (outcome === 'lost') break;
     }
     if (stopped || done >= max) return onIdle();
     onIdle();
