@@ -18,11 +18,16 @@ import { runHooks, sh, workItems } from './hooks.mjs';
 
 const q = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`;
 
-/** 0…9, the same for a session every time (a string hash of its name). */
+/**
+ * The session's place in its pool, the same every time: a pool instance's number (`polecat-3` → 2), else a
+ * string hash of its name. Members of one pool then have different places.
+ */
 const slotOf = (name) => {
+  const numbered = /-(\d+)$/.exec(String(name));
+  if (numbered) return Number(numbered[1]) - 1;
   let h = 0;
   for (const c of String(name)) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return h % 10;
+  return h;
 };
 
 /** The most claims a round tries after a lost one before asking the hook again. */
@@ -33,7 +38,7 @@ export function startWorker({ cwd, env, hooks, say, log, onIdle }) {
   const workMs = Number(env.GC_MOCK_WORK_MS || 0);
   const pollMs = Number(env.GC_MOCK_POLL_MS || 1000);
   const max = Number(env.GC_MOCK_MAX_BEADS || Infinity);
-  const slot = slotOf(env.GC_SESSION_NAME || env.GC_SESSION_ID || cwd);
+  const slot = slotOf(env.GC_ALIAS || env.GC_SESSION_NAME || env.GC_SESSION_ID || cwd);
   let done = 0;
   let stopped = false;
 
