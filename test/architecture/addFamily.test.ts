@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { FAMILIES } from '../../http/families.ts';
-import { isCatalogEventType } from '../../schemas/eventCatalog.ts';
+import { EVENT_CATALOG, isCatalogEventType, registerFamilyEvents } from '../../schemas/eventCatalog.ts';
+import { WidgetMadeStored } from '../fixtures/widgets/schemas/widgets.ts';
 import {
   eventually,
   startTestSupervisor,
@@ -26,6 +27,18 @@ async function createCity(s: TestSupervisor, name: string): Promise<void> {
   if (terminal.type !== 'request.result.city.create')
     throw new Error(`create failed: ${JSON.stringify(terminal)}`);
 }
+
+t.test("a family's event types join the catalogue once, and never over another's", async (t) => {
+  t.equal(EVENT_CATALOG['widget.made'], WidgetMadeStored, 'registered by the schemas file');
+  t.doesNotThrow(() => registerFamilyEvents({ 'widget.made': WidgetMadeStored }), 'the same again: no-op');
+  t.throws(
+    () => registerFamilyEvents({ 'bead.created': WidgetMadeStored }),
+    /bead\.created is already in the catalogue/,
+    'a core type cannot be taken over',
+  );
+  t.throws(() => registerFamilyEvents({ 'widget.made': EVENT_CATALOG['request.accepted'] }), /already/);
+  t.equal(EVENT_CATALOG['widget.made'], WidgetMadeStored, 'a refused registration changed nothing');
+});
 
 t.test('a family added in its own folders and one registry line is served', async (t) => {
   t.ok(isCatalogEventType('widget.made'), "the family's schemas file registered its event type");
