@@ -5,28 +5,14 @@
  * with the city, its routes validate and answer, its event is typed in the catalogue (served only with
  * `include=internal`, as our own types are), and its state is folded back from the log after a restart.
  */
-import { join } from 'node:path';
 import t from 'tap';
 import { FAMILIES } from '../../http/families.ts';
 import { EVENT_CATALOG, isCatalogEventType, registerFamilyEvents } from '../../schemas/eventCatalog.ts';
 import { WidgetMadeStored } from '../fixtures/widgets/schemas/widgets.ts';
-import {
-  eventually,
-  startTestSupervisor,
-  waitForTerminal,
-  type TestSupervisor,
-} from '../helpers/supervisor.ts';
+import { createCity, eventually, startTestSupervisor } from '../helpers/supervisor.ts';
 import { widgetsFamily } from '../fixtures/widgets/http/routes/widgetsFamily.ts';
 
 const families = [...FAMILIES, widgetsFamily];
-
-async function createCity(s: TestSupervisor, name: string): Promise<void> {
-  const res = await s.call('POST', '/v0/city', { dir: join(s.home, name), start_command: 'echo hi' });
-  if (res.status !== 202) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const terminal = await waitForTerminal(s.log, res.body.request_id, 15_000);
-  if (terminal.type !== 'request.result.city.create')
-    throw new Error(`create failed: ${JSON.stringify(terminal)}`);
-}
 
 t.test("a family's event types join the catalogue once, and never over another's", async (t) => {
   t.equal(EVENT_CATALOG['widget.made'], WidgetMadeStored, 'registered by the schemas file');

@@ -1,21 +1,6 @@
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { withJetStream } from '../helpers/nats.ts';
-import {
-  eventually,
-  startTestSupervisor,
-  waitForTerminal,
-  type TestSupervisor,
-} from '../helpers/supervisor.ts';
-
-/** Creates city `name` through the API and waits until its per-city routes serve. */
-async function createCity(s: TestSupervisor, name: string): Promise<void> {
-  const res = await s.call('POST', '/v0/city', { dir: join(s.home, name), start_command: 'echo hi' });
-  if (res.status !== 202) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
-  const terminal = await waitForTerminal(s.log, res.body.request_id, 15_000);
-  if (terminal.type !== 'request.result.city.create')
-    throw new Error(`create failed: ${JSON.stringify(terminal)}`);
-}
+import { createCity, eventually, startTestSupervisor } from '../helpers/supervisor.ts';
 
 async function scenario(t: Test, natsUrl?: string): Promise<void> {
   const first = await startTestSupervisor(t, { ...(natsUrl ? { natsUrl } : {}) });

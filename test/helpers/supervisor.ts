@@ -181,3 +181,12 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** Creates city `name` under `s.home` through the API and waits for its create to succeed. */
+export async function createCity(s: TestSupervisor, name: string): Promise<void> {
+  const res = await s.call('POST', '/v0/city', { dir: join(s.home, name), start_command: 'echo hi' });
+  if (res.status !== 202) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const terminal = await waitForTerminal(s.log, res.body.request_id, 15_000);
+  if (terminal.type !== 'request.result.city.create')
+    throw new Error(`create failed: ${JSON.stringify(terminal)}`);
+}
