@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// The `bd` launcher: the bead store CLI agents call on every turn. It loads only dist/cli/bd (node:http
-// and nothing else), never oclif: start-up time is the whole cost of a `bd show`. The bundle is that code
-// in one file (bin/bundle-fast-path.mjs, run by `npm run build`).
-import { main } from '../dist/cli/bd/main.bundle.js';
+// The `bd` launcher: the bead store CLI agents call on every turn. CommonJS (bin/package.json) and one
+// bundled file (bin/bundle-fast-path.mjs, run by `npm run build`): Node's ES module loader alone costs a
+// start-up more than bd's own code, and start-up time is the whole cost of a `bd show`.
+'use strict';
+const { main } = require('../dist/cli/bd/main.bundle.cjs');
 
-const code = await main(process.argv.slice(2));
-if (process.stdout.writableLength > 0) await new Promise((resolve) => process.stdout.write('', resolve));
-process.exit(code);
+main(process.argv.slice(2)).then((code) => {
+  // process.exit would drop what a slow pipe has not taken yet.
+  if (process.stdout.writableLength > 0) process.stdout.write('', () => process.exit(code));
+  else process.exit(code);
+});

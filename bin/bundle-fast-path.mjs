@@ -12,10 +12,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const entry of ['cli/bd/main', 'cli/agent/main']) {
   await build({
     entryPoints: [join(root, 'dist', `${entry}.js`)],
-    outfile: join(root, 'dist', `${entry}.bundle.js`),
+    outfile: join(root, 'dist', `${entry}.bundle.cjs`),
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node20',
     logLevel: 'warning',
   });

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { BdError } from './errors.ts';
+import { exchange, type WireAnswer } from './wire.ts';
 
 /**
- * bd's way to the city's bead store: the supervisor's HTTP API over node:http (no fetch, no oclif: bd
- * runs on every agent turn and its start-up is the cost that counts). The address is `GC_API`, else the
+ * bd's way to the city's bead store: the supervisor's HTTP API over ./wire.ts (no fetch, no node:http,
+ * no oclif: bd runs on every agent turn and its start-up is the cost that counts). The address is `GC_API`, else the
  * running supervisor's `$GC_HOME/supervisor.json`, else the default; the city is `GC_CITY` (a name, as
  * sessions get it), else the registered city whose directory holds the working directory.
  */
@@ -76,33 +76,23 @@ export class BdClient {
     if (payload !== undefined) headers['content-type'] = 'application/json';
     const token = this.#env.GC_API_TOKEN?.trim();
     if (token) headers.authorization = `Bearer ${token}`;
-    // node:https (TLS) costs ~20 ms to load: only an https API pays it.
-    const send = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
-    return new Promise((resolvePromise, reject) => {
-      const req = send(url, { method, headers }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = undefined;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            parsed = text;
-          }
-          const status = res.statusCode ?? 0;
-          if (status >= 400) {
-            const p = problemMessage(parsed, status);
-            reject(new ApiFailure(status, p.code, p.text));
-          } else resolvePromise({ status, body: parsed });
-        });
-      });
-      req.on('error', (err) =>
-        reject(new BdError(`cannot reach the supervisor at ${this.base}: ${err.message}`)),
-      );
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    let answer: WireAnswer;
+    try {
+      answer = await exchange(url, method, headers, payload);
+    } catch (err) {
+      throw new BdError(`cannot reach the supervisor at ${this.base}: ${(err as Error).message}`);
+    }
+    let parsed: unknown = undefined;
+    try {
+      parsed = answer.text ? JSON.parse(answer.text) : undefined;
+    } catch {
+      parsed = answer.text;
+    }
+    if (answer.status >= 400) {
+      const p = problemMessage(parsed, answer.status);
+      throw new ApiFailure(answer.status, p.code, p.text);
+    }
+    return { status: answer.status, body: parsed };
   }
 
   /** The city's API path prefix, `/v0/city/<name>`, resolving the city once. */
