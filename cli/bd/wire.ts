@@ -94,7 +94,7 @@ export async function exchange(
         settle(parseAnswer(Buffer.concat(chunks)));
       } catch (err) {
         settled = true;
-        reject(err);
+        reject(err instanceof Error ? err : new Error(String(err)));
       }
     });
   });
