@@ -80,10 +80,14 @@ export async function exchange(
     socket.setNoDelay(true);
     // Written, not ended: Node's server drops a request whose socket is half-closed before it answers.
     socket.on('connect', () => socket.write(body ? Buffer.concat([request, body]) : request));
+    let size = 0;
+    let need: number | null | undefined;
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
-      const whole = wholeAnswer(Buffer.concat(chunks));
-      if (whole) settle(whole);
+      size += c.length;
+      // Joined only until the head is in (its first packet, as a rule), so a big answer is copied once.
+      if (need === undefined) need = answerLength(Buffer.concat(chunks));
+      if (typeof need === 'number' && size >= need) settle(parseAnswer(Buffer.concat(chunks)));
     });
     socket.on('error', (err) => {
       if (!settled) reject(err);
@@ -100,13 +104,15 @@ export async function exchange(
   });
 }
 
-/** The answer once `raw` holds all of it by its Content-Length (else undefined: read on). Pure. */
-export function wholeAnswer(raw: Buffer): WireAnswer | undefined {
+/**
+ * The whole answer's length in bytes by its Content-Length; null when it has none (chunked: read to the
+ * end); undefined while `raw` does not hold the whole head yet. Pure.
+ */
+export function answerLength(raw: Buffer): number | null | undefined {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) return undefined;
   const m = /\r\ncontent-length:\s*(\d+)/i.exec(raw.subarray(0, end).toString('latin1'));
-  if (!m || raw.length - end - 4 < Number(m[1])) return undefined;
-  return parseAnswer(raw);
+  return m ? end + 4 + Number(m[1]) : null;
 }
 
 async function exchangeTls(
