@@ -30,6 +30,7 @@ export default tseslint.config(
       'docs/**/*.mjs',
       // Upstream's own files, carried as they are (test/fixtures/upstream/README.md names the commits).
       'test/fixtures/**',
+      'tap-snapshots/**',
     ],
   },
   js.configs.recommended,
