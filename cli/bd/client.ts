@@ -7,9 +7,10 @@ import { exchange, type WireAnswer } from './wire.ts';
 
 /**
  * bd's way to the city's bead store: the supervisor's HTTP API over ./wire.ts (no fetch, no node:http,
- * no oclif: bd runs on every agent turn and its start-up is the cost that counts). The address is `GC_API`, else the
- * running supervisor's `$GC_HOME/supervisor.json`, else the default; the city is `GC_CITY` (a name, as
- * sessions get it), else the registered city whose directory holds the working directory.
+ * no oclif: bd runs on every agent turn and its start-up is the cost that counts). The address is
+ * `GC_API`, else the running supervisor's `$GC_HOME/supervisor.json`, else the default; the city is
+ * `GC_CITY` (a name, as sessions get it), else the registered city whose directory holds the working
+ * directory.
  */
 
 const DEFAULT_API = 'http://127.0.0.1:8372';

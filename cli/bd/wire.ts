@@ -2,10 +2,10 @@ import { connect } from 'node:net';
 
 /**
  * One HTTP/1.1 exchange for bd and gc's agent-facing commands: a request written on a plain TCP socket
- * with `Connection: close`, the answer read to the socket's end. node:http costs a process about as much
- * to load as all of bd's own code (measured in bench/REPORT.md "## work"), and these commands send one to
- * five small JSON requests and exit, so they need none of its agents, pooling or streaming. An `https:`
- * API goes through node:https, loaded only then.
+ * with `Connection: close`, the answer read up to its Content-Length (or, chunked, to the socket's end).
+ * node:http costs a process about as much to load as all of bd's own code (bench/REPORT.md "## work"),
+ * and these commands send one to five small JSON requests and exit, so they need none of its agents,
+ * pooling or streaming. An `https:` API goes through node:https, loaded only then.
  */
 
 export interface WireAnswer {
