@@ -28,6 +28,7 @@ export default tseslint.config(
       'eslint.config.js',
       'bin/**',
       'docs/**/*.mjs',
+      'mutation/**/*.mjs',
       // Upstream's own files, carried as they are (test/fixtures/upstream/README.md names the commits).
       'test/fixtures/**',
       'tap-snapshots/**',
