@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Scores of a Stryker JSON report (mutation-testing-report-schema), per file and in all, the way
 // docs/testing.md gives them: total = (killed + timed out) / every valid mutant; covered = the same over
-// the mutants some test reached. `--survivors` lists each surviving or uncovered mutant by place.
-// Usage: node mutation/summary.mjs reports/mutation/schemas.json [--survivors]
+// the mutants some test reached. `--survivors` lists each surviving or uncovered mutant by place;
+// `--folders` gives the scores per folder (machines/<family>/, machines/ and schemas/) instead of per file.
+// Usage: node mutation/summary.mjs reports/mutation/schemas.json [--survivors | --folders]
 import { readFileSync } from 'node:fs';
 
 const [file, flag] = process.argv.slice(2);
@@ -29,17 +30,30 @@ const score = (c) => {
 };
 const all = zero();
 const rows = [];
+const folders = new Map();
+const count = (key, status) => {
+  if (!folders.has(key)) folders.set(key, zero());
+  const c = folders.get(key);
+  c[status] = (c[status] ?? 0) + 1;
+};
 for (const [name, f] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
   const c = zero();
+  const parts = name.split('/');
+  const family = parts.length > 2 ? `${parts[0]}/${parts[1]}/` : `${parts[0]}/ (top level)`;
   for (const m of f.mutants) {
     c[m.status] = (c[m.status] ?? 0) + 1;
     all[m.status] = (all[m.status] ?? 0) + 1;
+    count(`${parts[0]}/`, m.status);
+    if (parts[0] === 'machines') count(family, m.status);
     if (flag === '--survivors' && (m.status === 'Survived' || m.status === 'NoCoverage'))
       rows.push(
         `${name}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}`,
       );
   }
-  process.stdout.write(`${name}: ${score(c)}\n`);
+  if (flag !== '--folders') process.stdout.write(`${name}: ${score(c)}\n`);
 }
+if (flag === '--folders')
+  for (const [key, c] of [...folders].sort(([a], [b]) => a.localeCompare(b)))
+    process.stdout.write(`${key}: ${score(c)}\n`);
 process.stdout.write(`ALL: ${score(all)}\n`);
 for (const r of rows) process.stdout.write(r + '\n');

@@ -1,0 +1,117 @@
+// The slices of npm run mutate (docs/testing.md). Stryker runs a mutant's covering test files one process
+// each, in the order given, and stops at the first that fails. So a slice lists only the tests written for
+// its folder, the fast ones and those that kill most first: a surviving mutant runs every file that covers
+// it, and the other families' tests reach much of the core through their imports at a second or more each.
+// Each slice has its own incremental record under mutation/, kept in the repository, so a run from a clean
+// clone re-tests only what changed since it was recorded, and a slice can be measured in one sitting.
+
+export const slices = {
+  // Measured whole on 2026-12-04 with the schema pin and the ten after it; a test added since re-runs only
+  // the mutants that survived or were not covered.
+  schemas: {
+    mutate: ['schemas/**/*.ts'],
+    testFiles: [
+      // Written for the mutants the first run left: first, so those mutants meet their killer at once.
+      'test/events/cursorMessages.test.ts',
+      'test/wire/schemaHelpers.test.ts',
+      // The checked-in OpenAPI and events.json documents: what the schema-building functions produce.
+      'test/events/schemaIntegrity.test.ts',
+      'test/wire/schemaDeclarations.test.ts',
+      'test/events/cursor.test.ts',
+      'test/cli/cursor.test.ts',
+      'test/beads/eventMessage.test.ts',
+      'test/beads/mail.test.ts',
+      'test/beads/beadLine.test.ts',
+      'test/config/cityTomlSchema.test.ts',
+      'test/wire/bootstrapProfiles.test.ts',
+      'test/wire/handWrittenWireTypes.test.ts',
+      'test/events/internalEvents.test.ts',
+      'test/events/schemaDocs.test.ts',
+    ],
+  },
+  beads: {
+    mutate: ['machines/beads/**/*.ts'],
+    testFiles: [
+      'test/beads/machine.test.ts',
+      'test/beads/cycles.test.ts',
+      'test/beads/beadLine.test.ts',
+      'test/beads/replay.test.ts',
+      'test/beads/property.test.ts',
+      'test/beads/snapshot.test.ts',
+    ],
+  },
+  sessions: {
+    mutate: ['machines/sessions/**/*.ts'],
+    testFiles: [
+      'test/sessions/deciderGuards.test.ts',
+      'test/sessions/machine.test.ts',
+      'test/sessions/keyedWindow.test.ts',
+      'test/sessions/thresholdsConfig.test.ts',
+      'test/cities/overlays.test.ts',
+    ],
+  },
+  formulas: {
+    mutate: ['machines/formulas/**/*.ts', 'machines/sling/**/*.ts'],
+    testFiles: [
+      'test/formulas/parse.test.ts',
+      'test/formulas/extendsRetry.test.ts',
+      'test/formulas/slingDefaultFormula.test.ts',
+    ],
+  },
+  orders: {
+    mutate: ['machines/orders/**/*.ts'],
+    testFiles: [
+      'test/formulas/cronNext.test.ts',
+      'test/formulas/scheduler.test.ts',
+      'test/formulas/ordersConfig.test.ts',
+      'test/formulas/ordersCondition.test.ts',
+    ],
+  },
+  config: {
+    mutate: ['machines/config/**/*.ts'],
+    testFiles: [
+      'test/config/compose.test.ts',
+      'test/config/imports.test.ts',
+      'test/config/fragments.test.ts',
+      'test/config/packTree.test.ts',
+      'test/cities/upstreamExamples.test.ts',
+      'test/runtimes/acp.config.test.ts',
+      'test/config/cityTomlSchema.test.ts',
+      'test/formulas/ordersConfig.test.ts',
+    ],
+  },
+  extmsg: {
+    mutate: ['machines/extmsg/**/*.ts'],
+    testFiles: ['test/extmsg/delivery.test.ts'],
+  },
+  agents: {
+    mutate: ['machines/agents/**/*.ts'],
+    testFiles: [
+      'test/agents/templates.test.ts',
+      'test/agents/goTemplate.test.ts',
+      'test/agents/goTemplateEdges.test.ts',
+      'test/agents/awake.test.ts',
+      'test/agents/agentMachine.test.ts',
+      'test/agents/routedDemand.test.ts',
+      'test/agents/poolEdges.test.ts',
+      'test/agents/goTemplateScanner.test.ts',
+      'test/cities/upstreamExamples.test.ts',
+    ],
+  },
+  // The supervisor's own machines and the small families.
+  core: {
+    mutate: [
+      'machines/*.ts',
+      'machines/cityOps/**/*.ts',
+      'machines/maintenance/**/*.ts',
+      'machines/workspaceServices/**/*.ts',
+    ],
+    testFiles: [
+      'test/supervisor/machines.test.ts',
+      'test/supervisor/cityOpPolicy.test.ts',
+      'test/supervisor/cityOpClaims.test.ts',
+      'test/services/rules.test.ts',
+      'test/logRuntime/groupCommit.test.ts',
+    ],
+  },
+};
