@@ -43,6 +43,9 @@ export const slices = {
   sessions: {
     mutate: ['machines/sessions/**/*.ts'],
     testFiles: [
+      'test/sessions/deciderOutcomes.test.ts',
+      'test/sessions/recordAndPlan.test.ts',
+      'test/sessions/settingsMergeEdges.test.ts',
       'test/sessions/deciderGuards.test.ts',
       'test/sessions/machine.test.ts',
       'test/sessions/keyedWindow.test.ts',

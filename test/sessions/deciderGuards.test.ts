@@ -5,71 +5,8 @@
  * bead model and a simulated clock, so they hold whatever shape the deciders' file takes.
  */
 import t from 'tap';
-import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
-import type { Outcome } from '../../machines/beads/decision.ts';
-import { evolve } from '../../machines/beads/evolve.ts';
-import { createModel, type BeadModel } from '../../machines/beads/model.ts';
-import {
-  decideBeginStart,
-  decideClose,
-  decideDied,
-  decideKilled,
-  decideStarted,
-  decideSuspended,
-} from '../../machines/sessions/decide.ts';
-import { decideCreateSession } from '../../machines/sessions/decideCreate.ts';
-import { sessionOf, type SessionRecord } from '../../machines/sessions/sessionRecord.ts';
-import { DEFAULT_SESSION_THRESHOLDS } from '../../machines/sessions/thresholds.ts';
-
-const T = { ...DEFAULT_SESSION_THRESHOLDS, stabilityMs: 30_000, maxWakeAttempts: 5 };
-type Ctx = { actor: string; now: string };
-
-/** A bead model on a simulated clock; `run` folds an accepted decision's events as the runner would. */
-function world() {
-  const model: BeadModel = createModel('dg');
-  let now = Date.parse('2026-01-01T00:00:00Z');
-  const written: JournalEvent[] = [];
-  const ctx = (): Ctx => ({ actor: 'gc', now: new Date(now).toISOString() });
-  const fold = <R>(out: Outcome<R>): Outcome<R> => {
-    if (!out.ok) return out;
-    const { event, notices } = out.decision;
-    for (const draft of event ? [event, ...notices] : notices) {
-      const e = { ...draft, seq: model.seq + 1, ts: draft.ts ?? ctx().now } as JournalEvent;
-      evolve(model, e, 'city');
-      written.push(e);
-    }
-    return out;
-  };
-  const run = <R>(decide: (m: BeadModel, c: Ctx) => Outcome<R>): R => {
-    const out = fold(decide(model, ctx()));
-    if (!out.ok) throw new Error(`${out.rejection.kind}: ${out.rejection.message}`);
-    return out.decision.result;
-  };
-  const w = {
-    model,
-    written,
-    run,
-    /** The outcome, folded when accepted (a refusal folds nothing). */
-    attempt: <R>(decide: (m: BeadModel, c: Ctx) => Outcome<R>) => fold(decide(model, ctx())),
-    session: (id: string): SessionRecord => sessionOf(model.beads.get(id)!.bead),
-    now: () => now,
-    advance: (ms: number) => void (now += ms),
-    create: (): string =>
-      run((m, c) =>
-        decideCreateSession(
-          m,
-          { template: 'mock', provider: 'mock', title: 't', workDir: '/c', command: 'x', requestId: 'req-1' },
-          c,
-        ),
-      ).id,
-    start: (id: string) => {
-      run((m, c) => decideBeginStart(m, id, 'tok', now, c));
-      run((m, c) => decideStarted(m, id, now, () => ({ id }), c));
-    },
-    died: (id: string) => run((m, c) => decideDied(m, id, now, T, c)),
-  };
-  return w;
-}
+import { decideClose, decideDied, decideKilled, decideSuspended } from '../../machines/sessions/decide.ts';
+import { sessionWorld as world, WORLD_THRESHOLDS as T } from '../helpers/sessionWorld.ts';
 
 t.test(
   'the stability window: a death before its end counts toward quarantine, one at its end does not',
