@@ -29,15 +29,33 @@ export const slices = {
       'test/events/schemaDocs.test.ts',
     ],
   },
+  // machines/beads/ in two slices (each fits a sitting here): the deciders and the fold, and the reads
+  // (indexes, queries, pages, mail views, the line codec and the start-up replay).
   beads: {
-    mutate: ['machines/beads/**/*.ts'],
+    mutate: [
+      'machines/beads/**/*.ts',
+      '!machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts',
+    ],
     testFiles: [
+      'test/beads/convoys.test.ts',
+      'test/beads/mailDecisions.test.ts',
+      'test/beads/beadDecisions.test.ts',
+      'test/beads/ids.test.ts',
       'test/beads/machine.test.ts',
       'test/beads/cycles.test.ts',
-      'test/beads/beadLine.test.ts',
       'test/beads/replay.test.ts',
       'test/beads/property.test.ts',
+    ],
+  },
+  beadReads: {
+    mutate: ['machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts'],
+    testFiles: [
+      'test/beads/beadLine.test.ts',
+      'test/beads/machine.test.ts',
+      'test/beads/replay.test.ts',
+      'test/beads/convoys.test.ts',
       'test/beads/snapshot.test.ts',
+      'test/beads/property.test.ts',
     ],
   },
   sessions: {
