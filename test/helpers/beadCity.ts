@@ -56,6 +56,7 @@ export function beadCity(prefix = 'tc', actor = 'tester'): BeadCity {
     create: (input) => (run({ type: 'CreateBead', input }) as { bead: { id: string } }).bead.id,
     update: (id, patch) => void run({ type: 'UpdateBead', id, patch }),
     close: (id) => void run({ type: 'CloseBead', id }),
-    depend: (id, dependsOn, depType = 'blocks') => void run({ type: 'AddDependency', id, dependsOn, depType }),
+    depend: (id, dependsOn, depType = 'blocks') =>
+      void run({ type: 'AddDependency', id, dependsOn, depType }),
   };
 }
