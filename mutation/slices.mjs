@@ -37,6 +37,9 @@ export const slices = {
       '!machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts',
     ],
     testFiles: [
+      'test/beads/shapeAndReady.test.ts',
+      'test/beads/foldEdges.test.ts',
+      'test/beads/patchKeeps.test.ts',
       'test/beads/convoys.test.ts',
       'test/beads/mailDecisions.test.ts',
       'test/beads/beadDecisions.test.ts',
