@@ -64,6 +64,7 @@ export const slices = {
   sessions: {
     mutate: ['machines/sessions/**/*.ts'],
     testFiles: [
+      'test/sessions/sessionEdges.test.ts',
       'test/sessions/deciderOutcomes.test.ts',
       'test/sessions/recordAndPlan.test.ts',
       'test/sessions/settingsMergeEdges.test.ts',
