@@ -37,6 +37,8 @@ export const slices = {
       '!machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts',
     ],
     testFiles: [
+      'test/beads/acceptAll.test.ts',
+      'test/beads/orderAndUndo.test.ts',
       'test/beads/shapeAndReady.test.ts',
       'test/beads/foldEdges.test.ts',
       'test/beads/patchKeeps.test.ts',

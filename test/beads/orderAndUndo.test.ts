@@ -4,7 +4,6 @@
  * restores the seq, and the ready list orders by creation, not by when a bead last became open.
  */
 import t from 'tap';
-import type { JournalEvent } from '../../actors/runtime/journal/journal.ts';
 import { createModel, evolveUndoable, isInstant, readyBeads } from '../../machines/beads/index.ts';
 import { beadCity, CITY_NOW } from '../helpers/beadCity.ts';
 
@@ -25,11 +24,7 @@ t.test('a parent chain through a deleted bead ends the ancestor walk', async (t)
 
 t.test('taking back a decision of another family’s event alone restores the seq', async (t) => {
   const m = createModel('un');
-  const undo = evolveUndoable(
-    m,
-    [{ seq: 1, ts: CITY_NOW, type: 'mail.sent', actor: 'a' }],
-    'un',
-  );
+  const undo = evolveUndoable(m, [{ seq: 1, ts: CITY_NOW, type: 'mail.sent', actor: 'a' }], 'un');
   t.equal(m.seq, 1);
   undo();
   t.equal(m.seq, 0);
