@@ -55,10 +55,12 @@ export const slices = {
   beadReads: {
     mutate: ['machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts'],
     testFiles: [
+      'test/beads/mailReads.test.ts',
       'test/beads/beadLine.test.ts',
       'test/beads/machine.test.ts',
       'test/beads/replay.test.ts',
       'test/beads/convoys.test.ts',
+      'test/beads/pagesAndGraphs.test.ts',
       'test/beads/snapshot.test.ts',
       'test/beads/property.test.ts',
     ],
