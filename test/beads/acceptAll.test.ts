@@ -4,8 +4,10 @@
  */
 import t from 'tap';
 import { acceptAll } from '../../machines/beads/index.ts';
+import type { EventDraft } from '../../schemas/event.ts';
 
-const draft = (type: string) => ({ type, actor: 'a' });
+// The decision only carries drafts through, so their payloads do not matter here.
+const draft = (type: string) => ({ type, actor: 'a' }) as unknown as EventDraft;
 
 t.test('several events: the first leads, the rest follow in order', async (t) => {
   t.same(acceptAll('r', [draft('bead.created'), draft('bead.updated'), draft('bead.closed')], [draft('n')]), {
