@@ -85,6 +85,12 @@ export const slices = {
       'test/formulas/parse.test.ts',
       'test/formulas/extendsRetry.test.ts',
       'test/formulas/slingDefaultFormula.test.ts',
+      // Through the app in process: the layers, the rigs' formulas, the routes and sling.
+      'test/formulas/retryRuntime.test.ts',
+      'test/formulas/layers.test.ts',
+      'test/formulas/rigLayers.test.ts',
+      'test/formulas/sling.test.ts',
+      'test/formulas/routes.test.ts',
     ],
   },
   orders: {
@@ -94,6 +100,11 @@ export const slices = {
       'test/formulas/scheduler.test.ts',
       'test/formulas/ordersConfig.test.ts',
       'test/formulas/ordersCondition.test.ts',
+      // Through the app in process.
+      'test/formulas/ordersLayers.test.ts',
+      'test/formulas/ordersOrphans.test.ts',
+      'test/formulas/rigOrders.test.ts',
+      'test/formulas/ordersRoutes.test.ts',
     ],
   },
   config: {
@@ -107,11 +118,15 @@ export const slices = {
       'test/runtimes/acp.config.test.ts',
       'test/config/cityTomlSchema.test.ts',
       'test/formulas/ordersConfig.test.ts',
+      'test/cities/sessionProvider.test.ts',
+      'test/config/writer.test.ts',
+      'test/config/agentEdits.test.ts',
     ],
   },
   extmsg: {
     mutate: ['machines/extmsg/**/*.ts'],
-    testFiles: ['test/extmsg/delivery.test.ts'],
+    // delivery drives the deciders directly; messages and routes go through the app in process.
+    testFiles: ['test/extmsg/delivery.test.ts', 'test/extmsg/messages.test.ts', 'test/extmsg/routes.test.ts'],
   },
   agents: {
     mutate: ['machines/agents/**/*.ts'],
@@ -136,6 +151,7 @@ export const slices = {
       'machines/workspaceServices/**/*.ts',
     ],
     testFiles: [
+      'test/maintenance/schedule.test.ts',
       'test/supervisor/machines.test.ts',
       'test/supervisor/cityOpPolicy.test.ts',
       'test/supervisor/cityOpClaims.test.ts',
