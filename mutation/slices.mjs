@@ -56,6 +56,7 @@ export const slices = {
     mutate: ['machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts'],
     testFiles: [
       'test/beads/indexOracle.test.ts',
+      'test/beads/listOracle.test.ts',
       'test/beads/mailReads.test.ts',
       'test/beads/beadLine.test.ts',
       'test/beads/machine.test.ts',
