@@ -55,6 +55,7 @@ export const slices = {
   beadReads: {
     mutate: ['machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts'],
     testFiles: [
+      'test/beads/graphAndMailEdges.test.ts',
       'test/beads/replayPasses.test.ts',
       'test/beads/beadLineAnswers.test.ts',
       'test/beads/indexOracle.test.ts',
