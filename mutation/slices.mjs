@@ -55,6 +55,7 @@ export const slices = {
   beadReads: {
     mutate: ['machines/beads/{beadLine,replay,indexes,queries,paging,mailQueries,mailView}.ts'],
     testFiles: [
+      // Written for the mutants the first run left.
       'test/beads/graphAndMailEdges.test.ts',
       'test/beads/replayPasses.test.ts',
       'test/beads/beadLineAnswers.test.ts',
@@ -156,6 +157,12 @@ export const slices = {
       'machines/workspaceServices/**/*.ts',
     ],
     testFiles: [
+      // Written for the mutants the first run left.
+      'test/supervisor/cityMachineEdges.test.ts',
+      'test/supervisor/requestAndSupervisorEdges.test.ts',
+      'test/services/serviceSpecEdges.test.ts',
+      'test/supervisor/cityOpEdges.test.ts',
+      'test/maintenance/scheduleEdges.test.ts',
       'test/maintenance/schedule.test.ts',
       'test/supervisor/machines.test.ts',
       'test/supervisor/cityOpPolicy.test.ts',
