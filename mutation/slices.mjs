@@ -132,7 +132,12 @@ export const slices = {
   extmsg: {
     mutate: ['machines/extmsg/**/*.ts'],
     // delivery drives the deciders directly; messages and routes go through the app in process.
-    testFiles: ['test/extmsg/delivery.test.ts', 'test/extmsg/messages.test.ts', 'test/extmsg/routes.test.ts'],
+    testFiles: [
+      'test/extmsg/registryDecisions.test.ts',
+      'test/extmsg/delivery.test.ts',
+      'test/extmsg/messages.test.ts',
+      'test/extmsg/routes.test.ts',
+    ],
   },
   agents: {
     mutate: ['machines/agents/**/*.ts'],
