@@ -49,9 +49,17 @@ function transcriptOf(
 function setDelivery(model: ExtmsgModel, id: string, next: DeliveryState, undos?: Undo[]): void {
   put(model.deliveries, id, next, undos);
   const wasPending = model.pending.has(id);
+  // Taking back a delivery that left the queue puts it back in its place: the queue is delivery order.
+  const queue = undos && wasPending && next.status !== 'pending' ? [...model.pending] : undefined;
   if (next.status === 'pending') model.pending.add(id);
   else model.pending.delete(id);
-  if (undos) undos.push(() => (wasPending ? model.pending.add(id) : model.pending.delete(id)));
+  if (!undos) return;
+  undos.push(() => {
+    if (queue) {
+      model.pending.clear();
+      for (const queued of queue) model.pending.add(queued);
+    } else if (!wasPending) model.pending.delete(id);
+  });
 }
 
 /** Folds one event; `undos` collects how to take it back (speculative rounds). */
