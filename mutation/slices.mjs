@@ -133,6 +133,7 @@ export const slices = {
     mutate: ['machines/extmsg/**/*.ts'],
     // delivery drives the deciders directly; messages and routes go through the app in process.
     testFiles: [
+      'test/extmsg/unroutedAnswer.test.ts',
       'test/extmsg/membershipAndPages.test.ts',
       'test/extmsg/foldAndUndo.test.ts',
       'test/extmsg/outboundDecisions.test.ts',
