@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { mockAgentCommand } from '../../actors/sessions/runtime/presets.ts';
@@ -45,11 +46,14 @@ if (!version) {
   t.test(
     'a restarted supervisor observes its sessions with their identity, and foreign ones without',
     async (t) => {
+      // A directory of its own: tap's fixture directory is named after the test, shared by parallel runs.
+      const dir = mkdtempSync(join(tmpdir(), 'gc-tmux-adopt-'));
+      t.teardown(() => rmSync(dir, { recursive: true, force: true }));
       const first = new TmuxProvider({ socket });
       const identity = { sessionId: 'gc-adopt', instanceToken: 'tok-adopt', city: 'adopt' };
       await first.start('adopt-ours', {
-        command: mockAgentCommand('--session-id', 'adopt', '--log-dir', t.testdir()),
-        workDir: t.testdir(),
+        command: mockAgentCommand('--session-id', 'adopt', '--log-dir', dir),
+        workDir: dir,
         identity,
         readyPromptPrefix: '❯',
       });
@@ -70,10 +74,11 @@ if (!version) {
       t.match(seen.get('adopt-theirs'), { running: true }, 'the foreign session is listed');
       t.equal(seen.get('adopt-theirs')?.identity, undefined, 'without an identity: it is not ours');
       await second.nudge('adopt-ours', 'after restart');
+      let screen = '';
       await until(
-        async () => (await second.peek('adopt-ours', 5)).includes('echo: after restart'),
+        async () => (screen = await second.peek('adopt-ours', 40)).includes('echo: after restart'),
         10_000,
-        () => 'the adopted session answers the second provider',
+        () => `the adopted session answers the second provider; its screen:\n${screen}`,
       );
     },
   );
@@ -93,6 +98,18 @@ if (!version) {
     const provider = new TmuxProvider({ socket: `${socket}-never-started` });
     t.same([...(await provider.observe()).keys()], []);
     await provider.stop('nothing');
+  });
+
+  t.test('observe on a server left without sessions is an empty map, not an error', async (t) => {
+    // The moment between a server's last session ending and the server exiting, held open here.
+    const empty = `${socket}-empty`;
+    const run = (...args: string[]) => execFileSync('tmux', ['-L', empty, ...args], { encoding: 'utf8' });
+    run('new-session', '-d', '-s', 'only', 'sleep 1000');
+    t.teardown(() => run('kill-server'));
+    run('set-option', '-g', 'exit-empty', 'off');
+    run('kill-session', '-t', '=only');
+    const provider = new TmuxProvider({ socket: empty });
+    t.same([...(await provider.observe()).keys()], []);
   });
 
   t.test('a session name that prefixes another is never mistaken for it', async (t) => {

@@ -226,6 +226,8 @@ export class TmuxProvider implements RuntimeProvider {
       out = await this.tmux.run(['list-panes', '-a', '-F', OBSERVE_FORMAT]);
     } catch (err) {
       if (err instanceof SessionNotFoundError) return new Map();
+      // A server whose last session has just ended answers so until it exits: it has no panes.
+      if (err instanceof RuntimeError && /no current target/.test(err.message)) return new Map();
       throw err;
     }
     const seen = new Map<string, Observation & { first: string }>();
