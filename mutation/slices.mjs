@@ -59,6 +59,8 @@ export const slices = {
       'test/beads/beadLineKeys.test.ts',
       'test/beads/pageStrategies.test.ts',
       'test/beads/indexPlaces.test.ts',
+      'test/beads/replayGrowth.test.ts',
+      'test/beads/threadAndReply.test.ts',
       'test/beads/graphAndMailEdges.test.ts',
       'test/beads/replayPasses.test.ts',
       'test/beads/beadLineAnswers.test.ts',
