@@ -8,20 +8,9 @@
 import t from 'tap';
 import { beadLineOf } from '../../machines/beads/beadLine.ts';
 import { idNumber } from '../../machines/beads/ids.ts';
+import { pick, prng, type Rand } from '../helpers/prng.ts';
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const SEED = Number(process.env.LINE_SEED ?? Math.floor(Math.random() * 2 ** 31));
-type Rand = () => number;
-const pick = <T>(rand: Rand, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-
 const PREFIX = 'bn';
 const KEYS = ['a"b', 'back\\', 'nl\n', ':', ',', ':x', ',"', '', 'é', 'x'];
 const TOP_KEYS = [...KEYS, 'seqs', 'se', 'types', 'typ', 'payloads', 'pay'];
